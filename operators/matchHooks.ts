@@ -10,6 +10,15 @@ export interface MatchedEvent extends AdmittedEvent {
 
 export type Job = MatchedEvent | RejectedInput;
 
+/** `matchHooks` for one item: what the operator maps each item to. May throw if a matcher does. */
+export const matchJob =
+  (registry: Registry) =>
+  (item: Admitted): Job =>
+    // A literal, not a spread: this runs for every event, and spreads are slow on mixed shapes.
+    item.kind === 'event'
+      ? { kind: 'event', seq: item.seq, event: item.event, chain: chainFor(registry, item.event) }
+      : item;
+
 /**
  * Attaches to each event its chain: the registry's enabled hooks for the event name, in chain
  * order, filtered by matcher on tool events (SPEC §4, §4.1). Rejected input passes through
@@ -22,14 +31,4 @@ export type Job = MatchedEvent | RejectedInput;
  *
  * Example: `input$.pipe(admitEvents(defaults), matchHooks(registry))`
  */
-export const matchHooks =
-  (registry: Registry): OperatorFunction<Admitted, Job> =>
-  (source) =>
-    source.pipe(
-      // A literal, not a spread: this runs for every event, and spreads are slow on mixed shapes.
-      map((item): Job =>
-        item.kind === 'event'
-          ? { kind: 'event', seq: item.seq, event: item.event, chain: chainFor(registry, item.event) }
-          : item,
-      ),
-    );
+export const matchHooks = (registry: Registry): OperatorFunction<Admitted, Job> => map(matchJob(registry));

@@ -1,6 +1,10 @@
 import type * as t from 'io-ts';
 import { EventCodecs, type HookEvent } from './codecs.js';
+import { describeJsonProblem, jsonProblemOf, MAX_JSON_DEPTH } from './untrusted.js';
 import { EVENT_NAMES, isEventName } from './names.js';
+
+/** Deeper events are rejected (SPEC §4.3's bound, applied to what the host sends). */
+export const MAX_EVENT_DEPTH = MAX_JSON_DEPTH;
 
 /** Values an event may be completed with; injected so decoding stays pure. */
 export interface EventDefaults {
@@ -31,20 +35,6 @@ const firstProblem = (errors: t.Errors): string => {
   return `${field}: expected ${declared.name}, got ${describe(error.value)}`;
 };
 
-/** Deeper events cannot be serialized for a hook's stdin (the engine's JSON.stringify would overflow). */
-export const MAX_EVENT_DEPTH = 512;
-
-/** Whether `node` nests objects/arrays more than `levels` deep; recursion is bounded by `levels`. */
-const nestsDeeperThan = (node: unknown, levels: number): boolean => {
-  if (typeof node !== 'object' || node === null) return false;
-  if (levels === 0) return true;
-  if (Array.isArray(node)) return node.some((child) => nestsDeeperThan(child, levels - 1));
-  for (const key in node) {
-    if (nestsDeeperThan((node as Record<string, unknown>)[key], levels - 1)) return true;
-  }
-  return false;
-};
-
 /**
  * Validates one untrusted value as an event (SPEC §1). Never throws: the result names the field and
  * the problem. Missing `cwd` and `timestamp` are filled from `defaults`.
@@ -68,9 +58,9 @@ export const decodeEvent = (value: unknown, defaults: EventDefaults): DecodedEve
     const result = codec.decode(value);
     return { ok: false, error: result._tag === 'Left' ? firstProblem(result.left) : 'invalid event' };
   }
-  if (nestsDeeperThan(value, MAX_EVENT_DEPTH)) {
-    return { ok: false, error: `event: nested deeper than ${MAX_EVENT_DEPTH} levels` };
-  }
+  // Deeper (or cyclic) events could not be written to a hook's stdin, nor echoed.
+  const problem = jsonProblemOf(value);
+  if (problem !== undefined) return { ok: false, error: describeJsonProblem(problem, 'event') };
   const event = value as Partial<HookEvent>;
   if (typeof event.cwd === 'string' && typeof event.timestamp === 'string') {
     return { ok: true, event: event as HookEvent };

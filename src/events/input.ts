@@ -1,5 +1,6 @@
 import { decodeEvent, type EventDefaults } from './decode.js';
 import type { HookEvent } from './codecs.js';
+import { describeThrown } from './untrusted.js';
 
 /** One line of JSONL input, for hosts that hand the engine raw text (the CLI does). */
 export class JsonLine {
@@ -28,8 +29,19 @@ const parseLine = (input: JsonLine): { ok: true; value: unknown } | { ok: false;
   }
 };
 
-/** Admits one input item (an event value or a `JsonLine`) or says why not. Never throws. */
+/**
+ * Admits one input item (an event value or a `JsonLine`) or says why not. Never throws: a host's
+ * object whose getter throws, or a Proxy that throws, is rejected like any invalid event.
+ */
 export const admit = (input: unknown, defaults: EventDefaults): Admission => {
+  try {
+    return admitUnsafe(input, defaults);
+  } catch (error) {
+    return { kind: 'rejected', message: `event: cannot be read: ${describeThrown(error)}` };
+  }
+};
+
+const admitUnsafe = (input: unknown, defaults: EventDefaults): Admission => {
   const line = input instanceof JsonLine ? input.line : undefined;
   const where = line === undefined ? {} : { line };
   let value = input;

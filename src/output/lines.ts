@@ -99,5 +99,40 @@ export const isDecision = (line: OutputLine): line is HookDecision => line.type 
 export const isNotification = (line: OutputLine): line is HookNotification => line.type === 'stream_event';
 export const isHookError = (line: OutputLine): line is HookError => line.type === 'hook_error';
 
-/** One output line as JSONL text (no trailing newline). */
-export const encodeLine = (line: OutputLine): string => JSON.stringify(line);
+const SEPARATOR = /[\u2028\u2029]/;
+const SEPARATORS = /[\u2028\u2029]/g;
+const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
+
+/**
+ * Writes a line whose hook-controlled part cannot be written (only an in-process hook can make
+ * that happen: a value that changes or throws when read a second time). A decision keeps every
+ * field but `hook_specific_output`, so the host still gets its one answer for the event.
+ */
+const encodeFallback = (line: OutputLine, error: unknown): string => {
+  if (line.type === 'hook_decision') {
+    try {
+      return JSON.stringify({ ...line, hook_specific_output: undefined });
+    } catch {
+      // fall through to the last resort
+    }
+  }
+  const message = `cosh-hooks: an output line could not be written: ${
+    error instanceof Error ? error.message : 'unknown error'
+  }`;
+  return JSON.stringify({ type: 'hook_error', message });
+};
+
+/**
+ * One output line as JSONL text (no trailing newline). Never throws. U+2028 and U+2029 are written
+ * as `\u2028` and `\u2029` (SPEC §6): JSON allows them raw, but some readers split lines there.
+ */
+export const encodeLine = (line: OutputLine): string => {
+  let text: string;
+  try {
+    text = JSON.stringify(line);
+  } catch (error) {
+    text = encodeFallback(line, error);
+  }
+  // Test first: nearly no line has them, and `test` allocates nothing.
+  return SEPARATOR.test(text) ? text.replace(SEPARATORS, escapeSeparator) : text;
+};

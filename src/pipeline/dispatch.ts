@@ -1,4 +1,5 @@
 import { Subject, type Subscription } from 'rxjs';
+import { describeThrown } from '../events/untrusted.js';
 import type { HookDecision, HookNotification, OutputLine } from '../output/lines.js';
 import type { Registry } from '../registry/hook.js';
 import { hookPipeline, type PipelineDeps, type PipelineOptions } from './pipeline.js';
@@ -51,9 +52,18 @@ export const createDispatcher = (
     if (line.type === 'hook_decision') head.resolve({ decision: line, notifications: head.notifications });
     else head.reject(new InvalidEventError(line.message));
   };
+  const rejectAll = (reason: string) => {
+    for (const call of pending.splice(0)) call.reject(new Error(reason));
+  };
+  // With an error handler: an error inside the engine must reach the pending calls as rejections,
+  // never the host as an uncaught exception (SPEC §7). The pipeline answers every event, so this
+  // handler is the last line of defence, not a path taken in normal operation.
   const subscription: Subscription = hookPipeline(registry, deps, { ...options, concurrency: 'sequential' })(
     input,
-  ).output$.subscribe({ next: settle });
+  ).output$.subscribe({
+    next: settle,
+    error: (error: unknown) => rejectAll(`dispatcher stopped by an internal error: ${describeThrown(error)}`),
+  });
   return {
     dispatch: (event) =>
       new Promise<DispatchResult>((resolve, reject) => {
@@ -67,7 +77,7 @@ export const createDispatcher = (
       }),
     close: () => {
       subscription.unsubscribe();
-      for (const call of pending.splice(0)) call.reject(new Error('dispatcher closed before the decision'));
+      rejectAll('dispatcher closed before the decision');
     },
   };
 };

@@ -1,18 +1,23 @@
 import {
   asyncScheduler,
+  catchError,
   concatMap,
+  concatWith,
+  defer,
+  EMPTY,
   filter,
   from,
   map,
   share,
+  throwError,
   type Observable,
   type ObservableInput,
   type SchedulerLike,
 } from 'rxjs';
-import { admitEvents, type RejectedInput } from '../../operators/admitEvents.js';
+import { admitEvents, type Admitted, type RejectedInput } from '../../operators/admitEvents.js';
 import { concatMapByKey } from '../../operators/concatMapByKey.js';
 import { foldDecision, type ChainStep } from '../../operators/foldDecision.js';
-import { matchHooks, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
+import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
 import type { HookExecutor } from '../exec/port.js';
@@ -27,8 +32,12 @@ import {
   type HookNotification,
   type OutputLine,
 } from '../output/lines.js';
-import { aggregate } from '../protocol/aggregate.js';
-import type { Registry } from '../registry/hook.js';
+import type { AdmittedEvent } from '../../operators/admitEvents.js';
+import { describeThrown } from '../events/untrusted.js';
+import { aggregate, type HookRun } from '../protocol/aggregate.js';
+import { effectiveDecision } from '../protocol/effective.js';
+import { failure } from '../protocol/result.js';
+import type { Hook, Registry } from '../registry/hook.js';
 
 /** Collaborators, injected so tests run in virtual time with fake hooks. */
 export interface PipelineDeps {
@@ -71,9 +80,50 @@ const toError = (rejected: RejectedInput): HookError => ({
 const toLine = (job: MatchedEvent, step: ChainStep): OutputLine | undefined =>
   step.type === 'run' ? toNotification(step.run, job.event) : toDecision(job.seq, job.event, step.verdict);
 
+/** The name notifications carry when the engine itself, not a hook, failed on an event. */
+export const ENGINE_NAME = 'cosh-hooks';
+
+/**
+ * The answer for an event whose handling threw inside the engine (a bug, a hostile in-process
+ * value, a matcher or executor that throws): still exactly one decision, as if every hook of the
+ * chain had failed with `exception` (so a fail_closed hook blocks, where block is interceptable,
+ * and the hooks after it are `skipped`), preceded by one `error` notification from the engine.
+ * Hook reports carry no `duration_ms`: the engine does not know how long each hook ran.
+ */
+export const internalFailureLines = (
+  item: AdmittedEvent,
+  chain: readonly Hook[],
+  error: unknown,
+): OutputLine[] => {
+  const message = `internal error: ${describeThrown(error)}`;
+  const result = failure('exception', message);
+  const runs: HookRun[] = [];
+  for (const hook of chain) {
+    const effective = effectiveDecision(item.event.hook_event_name, hook, result);
+    runs.push({ hook, result, effective, durationMs: 0 });
+    if (effective.decision === 'block') break;
+  }
+  const verdict = aggregate(runs, chain.slice(runs.length));
+  const hooks = verdict.hooks.map(({ duration_ms: _unknown, ...report }) => report);
+  const notification: HookNotification = {
+    type: 'stream_event',
+    event: {
+      subtype: 'hook_notification',
+      hook_name: ENGINE_NAME,
+      message,
+      decision: 'error',
+      hook_event_name: item.event.hook_event_name,
+      session_id: item.event.session_id,
+      ...(item.event.tool_use_id !== undefined && { tool_use_id: item.event.tool_use_id }),
+    },
+  };
+  return [notification, toDecision(item.seq, item.event, { ...verdict, hooks })];
+};
+
 /**
  * The lines of one event: a notification per hook as it finishes, then the decision. The chain
- * runs hook by hook and stops after the first effective block.
+ * runs hook by hook and stops after the first effective block. Whatever throws on the way becomes
+ * the event's internal-failure answer; lines already out stay out.
  */
 const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
   job.chain.length === 0
@@ -84,27 +134,60 @@ const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<Output
         foldDecision(job.chain),
         map((step) => toLine(job, step)),
         filter((line): line is OutputLine => line !== undefined),
+        catchError((error: unknown) => internalFailureLines(job, job.chain, error)),
       );
 
-const runJob = (job: Job, deps: PipelineDeps): ObservableInput<OutputLine> =>
-  job.kind === 'rejected' ? [toError(job)] : runEvent(job, deps);
+/**
+ * One input item's lines, inside the per-event error boundary: matching, running, folding and
+ * building lines. Nothing that throws for one event reaches the stream (SPEC §7).
+ */
+const runItem = (
+  item: Admitted,
+  match: (item: Admitted) => Job,
+  deps: PipelineDeps,
+): ObservableInput<OutputLine> => {
+  if (item.kind === 'rejected') return [toError(item)];
+  let job: MatchedEvent | undefined;
+  try {
+    job = match(item) as MatchedEvent; // an admitted event stays an event
+    return runEvent(job, deps);
+  } catch (error) {
+    return internalFailureLines(item, job?.chain ?? [], error);
+  }
+};
 
-const sessionOf = (job: Job): string => (job.kind === 'event' ? job.event.session_id : '');
+const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.event.session_id : '');
 
 /**
  * Builds the engine: `input$` (event objects or `JsonLine`s) in, hook output streams out.
- * A misbehaving hook or a malformed event never errors the outputs; an error of `input$` itself
- * is passed on. Unsubscribing cancels running hooks (their process groups are killed).
+ * A misbehaving hook, a malformed event or anything that throws while one event is handled never
+ * errors the outputs (that event gets its internal-failure answer, see `internalFailureLines`); an
+ * error of `input$` itself is passed on once every event admitted before it has its answer.
+ * Unsubscribing cancels running hooks (their process groups are killed).
  */
 export const hookPipeline =
   (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
-    const jobs$ = input$.pipe(admitEvents(deps), matchHooks(registry));
-    const output$ = jobs$.pipe(
-      options.concurrency === 'per-session'
-        ? concatMapByKey(sessionOf, (job) => runJob(job, deps))
-        : concatMap((job) => runJob(job, deps)),
-    );
+    const match = matchJob(registry);
+    const run = (item: Admitted) => runItem(item, match, deps);
+    const output$ = defer(() => {
+      // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
+      let inputError: { readonly error: unknown } | undefined;
+      return input$.pipe(
+        catchError((error: unknown) => {
+          inputError = { error };
+          return EMPTY;
+        }),
+        admitEvents(deps),
+        options.concurrency === 'per-session' ? concatMapByKey(sessionOf, run) : concatMap(run),
+        concatWith(
+          defer(() => {
+            const failed = inputError;
+            return failed === undefined ? EMPTY : throwError(() => failed.error);
+          }),
+        ),
+      );
+    });
     // One run for all four streams. After it ended, a late subscriber only sees the completion:
     // hooks have side effects and must never run twice for one event.
     const shared$ = output$.pipe(share({ resetOnComplete: false, resetOnError: false }));

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from '../events/untrusted.js';
+
 type Json = Readonly<Record<string, unknown>>;
 
 const isPlainObject = (value: unknown): value is Json =>
@@ -6,16 +8,24 @@ const isPlainObject = (value: unknown): value is Json =>
 /**
  * Deep merge for `hookSpecificOutput` (SPEC §4.6): objects merge key by key, any other value
  * (arrays included) replaces; the later argument wins. Inputs are never mutated, and keys such as
- * `__proto__` are copied as data, never as a prototype.
+ * `__proto__` are copied as data, never as a prototype. Recursion stops at `maxDepth` levels (the
+ * outer objects are level 1): objects at that level still merge key by key, but their own object
+ * values replace whole. Hook output deeper than 512 levels is already invalid, so the bound only
+ * guards callers that skip that check: nothing can overflow the stack here.
  */
-export const deepMerge = (base: Json, patch: Json): Json => {
+export const deepMerge = (base: Json, patch: Json, maxDepth: number = MAX_JSON_DEPTH): Json => {
   const merged: Record<string, unknown> = {};
   const put = (key: string, value: unknown) =>
     Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
   for (const [key, value] of Object.entries(base)) put(key, value);
   for (const [key, value] of Object.entries(patch)) {
     const previous = Object.prototype.hasOwnProperty.call(merged, key) ? merged[key] : undefined;
-    put(key, isPlainObject(previous) && isPlainObject(value) ? deepMerge(previous, value) : value);
+    put(
+      key,
+      maxDepth > 1 && isPlainObject(previous) && isPlainObject(value)
+        ? deepMerge(previous, value, maxDepth - 1)
+        : value,
+    );
   }
   return merged;
 };

@@ -1,14 +1,23 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { describeJsonProblem, describeThrown, jsonProblemOf } from '../events/untrusted.js';
 import type { Decision } from '../events/names.js';
 import { normalizeDecision } from './decision.js';
 
-/** What a hook may print on stdout (SPEC §4.3). Other top-level fields are ignored. */
+/**
+ * What a hook may print on stdout (SPEC §4.3). Both spellings of a key are accepted (cosh-core's
+ * snake_case and the camelCase of Claude-style hooks); when both are present the snake_case one is
+ * used, as for `additional_context`. `continue`, `stopReason`/`stop_reason` and
+ * `suppressOutput`/`suppress_output` are accepted and ignored, whatever their type, like every other
+ * top-level field: an ignored key never turns an answer into a failure.
+ */
 export const RawHookOutput = t.partial({
   decision: t.unknown,
   reason: t.string,
   systemMessage: t.string,
+  system_message: t.string,
   hookSpecificOutput: t.UnknownRecord,
+  hook_specific_output: t.UnknownRecord,
 });
 export type RawHookOutput = t.TypeOf<typeof RawHookOutput>;
 
@@ -28,15 +37,33 @@ const PASS_THROUGH: HookOutput = { decision: 'none' };
 const typeName = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 
-/** Normalizes an already-parsed value: one JSON object (parsed stdout, or an in-process hook's return). */
+const OBJECT_FIELDS: ReadonlySet<string> = new Set(['hookSpecificOutput', 'hook_specific_output']);
+
+/**
+ * Normalizes an already-parsed value: one JSON object (parsed stdout, or an in-process hook's
+ * return). Never throws: a value nested deeper than 512 levels (or cyclic), holding a BigInt, or
+ * that throws when read (a getter, a Proxy) is an error like any other invalid output.
+ */
 export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
+  try {
+    return decodeValue(value);
+  } catch (error) {
+    return { ok: false, error: `output cannot be read: ${describeThrown(error)}` };
+  }
+};
+
+const decodeValue = (value: unknown): DecodedOutput => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, error: `expected a JSON object, got ${typeName(value)}` };
   }
+  // Before anything reads further: aggregation, merging and writing then never meet a value that
+  // would overflow the stack.
+  const problem = jsonProblemOf(value);
+  if (problem !== undefined) return { ok: false, error: describeJsonProblem(problem, 'output') };
   const result = RawHookOutput.decode(value);
   if (isLeft(result)) {
     const field = result.left[0]?.context[1]?.key ?? 'output';
-    const expected = field === 'hookSpecificOutput' ? 'an object' : 'a string';
+    const expected = OBJECT_FIELDS.has(field) ? 'an object' : 'a string';
     return { ok: false, error: `${field}: expected ${expected}, got ${typeName(result.left[0]?.value)}` };
   }
   const raw = result.right;
@@ -45,13 +72,15 @@ export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
     const shown = typeof raw.decision === 'string' ? JSON.stringify(raw.decision) : typeName(raw.decision);
     return { ok: false, error: `decision: unknown value ${shown} (expected allow, block, ask or none)` };
   }
+  const systemMessage = raw.system_message ?? raw.systemMessage;
+  const hookSpecificOutput = raw.hook_specific_output ?? raw.hookSpecificOutput;
   return {
     ok: true,
     output: {
       decision,
       ...(raw.reason !== undefined && { reason: raw.reason }),
-      ...(raw.systemMessage !== undefined && { systemMessage: raw.systemMessage }),
-      ...(raw.hookSpecificOutput !== undefined && { hookSpecificOutput: raw.hookSpecificOutput }),
+      ...(systemMessage !== undefined && { systemMessage }),
+      ...(hookSpecificOutput !== undefined && { hookSpecificOutput }),
     },
   };
 };

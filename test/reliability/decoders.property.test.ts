@@ -138,7 +138,7 @@ describe('event validation under random input', () => {
     expect(admit(new JsonLine(3, deepObject), defaults)).toEqual({
       kind: 'rejected',
       line: 3,
-      message: 'event: nested deeper than 512 levels',
+      message: 'llm_response: nested deeper than 512 levels',
     });
     const fine = `{"hook_event_name":"AfterModel","session_id":"s","llm_response":{"a":${'{"a":'.repeat(500)}1${'}'.repeat(500)}}}`;
     const admitted = admit(new JsonLine(4, fine), defaults);

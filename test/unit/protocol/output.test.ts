@@ -109,3 +109,49 @@ describe('decodeHookOutputValue (parsed stdout, in-process hook values)', () => 
     expect(decodeHookOutputValue(value).ok).toBe(false);
   });
 });
+
+describe('snake_case output keys and the keys accepted and ignored (SPEC §4.3)', () => {
+  it('system_message and hook_specific_output are aliases', () => {
+    expect(
+      decodeHookStdout(
+        '{"decision":"allow","system_message":"hi","hook_specific_output":{"tool_input":{"a":1}}}',
+      ),
+    ).toEqual({
+      ok: true,
+      output: { decision: 'allow', systemMessage: 'hi', hookSpecificOutput: { tool_input: { a: 1 } } },
+    });
+  });
+
+  it('when both spellings are present, the snake_case one is used (no merge of the two)', () => {
+    expect(
+      decodeHookOutputValue({
+        systemMessage: 'camel',
+        system_message: 'snake',
+        hookSpecificOutput: { camel: true },
+        hook_specific_output: { snake: true },
+      }),
+    ).toEqual({
+      ok: true,
+      output: { decision: 'none', systemMessage: 'snake', hookSpecificOutput: { snake: true } },
+    });
+  });
+
+  it.each([
+    ['{"system_message":5}', 'system_message: expected a string, got a number'],
+    ['{"hook_specific_output":"x"}', 'hook_specific_output: expected an object, got a string'],
+    ['{"hook_specific_output":[1]}', 'hook_specific_output: expected an object, got an array'],
+    ['{"systemMessage":"ok","system_message":null}', 'system_message: expected a string, got null'],
+  ])('%s is invalid: %s', (stdout, error) => {
+    expect(decodeHookStdout(stdout)).toEqual({ ok: false, error });
+  });
+
+  it.each([
+    ['{"decision":"block","reason":"r","continue":false}'],
+    ['{"decision":"block","reason":"r","continue":"no"}'],
+    ['{"decision":"block","reason":"r","stopReason":"s","stop_reason":7}'],
+    ['{"decision":"block","reason":"r","suppressOutput":true,"suppress_output":{"x":[1]}}'],
+    ['{"decision":"block","reason":"r","continue":null,"stopReason":[],"suppressOutput":"yes"}'],
+  ])('%s: continue, stop_reason and suppress_output are ignored, whatever their type', (stdout) => {
+    expect(decodeHookStdout(stdout)).toEqual({ ok: true, output: { decision: 'block', reason: 'r' } });
+  });
+});
