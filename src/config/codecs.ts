@@ -2,7 +2,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
-import { matchesEveryTool } from '../registry/define.js';
+import { matchesEveryTool, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 
 /*
  * The codecs below are the single source of the config-file, manifest and state-file types. Each
@@ -32,8 +32,7 @@ export const NonEmptyString = new t.Type<string, string, unknown>(
   t.identity,
 );
 
-export const MIN_TIMEOUT_MS = 1;
-export const MAX_TIMEOUT_MS = 600_000;
+export { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS };
 
 /** Milliseconds (SPEC §2). `5000.0` in TOML is the number 5000 and is accepted as an integer. */
 export const TimeoutMs = new t.Type<number, number, unknown>(

@@ -26,7 +26,30 @@ const AnyJson = new t.Type<unknown>(
 const RFC_3339 =
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
-const isRfc3339 = (value: unknown): value is string => typeof value === 'string' && RFC_3339.test(value);
+/** Days in `month` (1-12) of `year`, by the Gregorian rule. */
+const daysIn = (year: number, month: number): number =>
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : month === 4 || month === 6 || month === 9 || month === 11
+      ? 30
+      : 31;
+
+/** The pattern bounds the day to 31; days 29-31 are checked against the month and leap year. */
+const isRfc3339 = (value: unknown): value is string => {
+  if (typeof value !== 'string' || !RFC_3339.test(value)) return false;
+  // Fixed positions: YYYY-MM-DD. Character arithmetic, no Date and no substring per event.
+  const day = (value.charCodeAt(8) - 48) * 10 + (value.charCodeAt(9) - 48);
+  if (day < 29) return true;
+  const month = (value.charCodeAt(5) - 48) * 10 + (value.charCodeAt(6) - 48);
+  const year =
+    (value.charCodeAt(0) - 48) * 1000 +
+    (value.charCodeAt(1) - 48) * 100 +
+    (value.charCodeAt(2) - 48) * 10 +
+    (value.charCodeAt(3) - 48);
+  return day <= daysIn(year, month);
+};
 
 /** A date-time as RFC 3339 writes it (`2026-07-01T10:00:00Z`, offsets and fractions allowed). */
 export const Rfc3339 = new t.Type<string>(

@@ -38,10 +38,15 @@ export interface Verdict {
 
 const PRECEDENCE: readonly Decision[] = ['block', 'ask', 'allow'];
 
-/** `additional_context` (or its alias) of a hook's specific output, when it is text. */
+/**
+ * The conversation text of a hook's specific output (SPEC §4.3): `additional_context` when it is a
+ * string, else `additionalContext` when that is one (as cosh-core picks it).
+ */
 const contextOf = (specific: Readonly<Record<string, unknown>>): string | undefined => {
-  const text = specific['additional_context'] ?? specific['additionalContext'];
-  return typeof text === 'string' ? text : undefined;
+  const snake = specific['additional_context'];
+  if (typeof snake === 'string') return snake;
+  const camel = specific['additionalContext'];
+  return typeof camel === 'string' ? camel : undefined;
 };
 
 const withoutContext = (specific: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>

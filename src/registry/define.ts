@@ -24,6 +24,18 @@ export type HookDefinition = {
 
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
 
+/** A hook's timeout bounds in milliseconds (SPEC §2), for every source: config, manifest, code. */
+export const MIN_TIMEOUT_MS = 1;
+export const MAX_TIMEOUT_MS = 600_000;
+
+const isTimeoutMs = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= MIN_TIMEOUT_MS && value <= MAX_TIMEOUT_MS;
+
+/** Thrown by `defineHooks` for a definition the config loader would reject too. */
+export class HookDefinitionError extends Error {
+  override readonly name = 'HookDefinitionError';
+}
+
 /** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
 export const matchesEveryTool = (matcher: string): boolean => matcher === '' || matcher === '*';
 
@@ -69,7 +81,13 @@ const toMatcher = (matcher: string | RegExp | undefined): RegExp | undefined => 
   return typeof matcher === 'string' ? new RegExp(matcher) : matcher;
 };
 
-const toHook = (definition: HookDefinition, source: string): Hook => {
+const toHook = (definition: HookDefinition, source: string, where: string): Hook => {
+  // The timer would take 2^31 as 1 ms, NaN as 0 and a negative as "now": rejected as the config is.
+  if (definition.timeout !== undefined && !isTimeoutMs(definition.timeout)) {
+    throw new HookDefinitionError(
+      `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${String(definition.timeout)}`,
+    );
+  }
   const fields = { ...definition, matcher: toMatcher(definition.matcher) };
   return 'run' in definition
     ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
@@ -79,7 +97,10 @@ const toHook = (definition: HookDefinition, source: string): Hook => {
 /**
  * Builds a registry from plain definitions, for hosts that register hooks in code. Function hooks
  * get the source `inline`. A string matcher that is not a valid regular expression throws here, at
- * definition time, never later in the stream.
+ * definition time, never later in the stream; so does a timeout that is not an integer
+ * 1..600000 (`HookDefinitionError`, naming the event, position, hook and field).
  */
 export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry =>
-  registryOf((name) => (definitions[name] ?? []).map((definition) => toHook(definition, source)));
+  registryOf((name) =>
+    (definitions[name] ?? []).map((definition, i) => toHook(definition, source, `${name}[${i}]`)),
+  );
