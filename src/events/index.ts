@@ -2,4 +2,3 @@ export * from './names.js';
 export * from './codecs.js';
 export * from './decode.js';
 export * from './input.js';
-export * from './untrusted.js';

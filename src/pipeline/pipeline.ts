@@ -81,7 +81,7 @@ const toLine = (job: MatchedEvent, step: ChainStep): OutputLine | undefined =>
   step.type === 'run' ? toNotification(step.run, job.event) : toDecision(job.seq, job.event, step.verdict);
 
 /** The name notifications carry when the engine itself, not a hook, failed on an event. */
-export const ENGINE_NAME = 'cosh-hooks';
+const ENGINE_NAME = 'cosh-hooks';
 
 /**
  * The answer for an event whose handling threw inside the engine (a bug, a hostile in-process
@@ -90,7 +90,7 @@ export const ENGINE_NAME = 'cosh-hooks';
  * and the hooks after it are `skipped`), preceded by one `error` notification from the engine.
  * Hook reports carry no `duration_ms`: the engine does not know how long each hook ran.
  */
-export const internalFailureLines = (
+const internalFailureLines = (
   item: AdmittedEvent,
   chain: readonly Hook[],
   error: unknown,
