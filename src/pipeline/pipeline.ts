@@ -90,11 +90,7 @@ const ENGINE_NAME = 'cosh-hooks';
  * and the hooks after it are `skipped`), preceded by one `error` notification from the engine.
  * Hook reports carry no `duration_ms`: the engine does not know how long each hook ran.
  */
-const internalFailureLines = (
-  item: AdmittedEvent,
-  chain: readonly Hook[],
-  error: unknown,
-): OutputLine[] => {
+const internalFailureLines = (item: AdmittedEvent, chain: readonly Hook[], error: unknown): OutputLine[] => {
   const message = `internal error: ${describeThrown(error)}`;
   const result = failure('exception', message);
   const runs: HookRun[] = [];

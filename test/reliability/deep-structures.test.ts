@@ -358,7 +358,12 @@ describe('cosh-hooks run and fire with a hook printing a 5,000-deep array', () =
         decision(4, 't4', 's1', [afterReport]),
       ];
       if (concurrency === 'sequential') expect(answers).toEqual(expected);
-      else expect(answers).toEqual(expect.arrayContaining(expected));
+      else {
+        expect(answers).toEqual(expect.arrayContaining(expected));
+        // In order within a session: s1's answers by input line.
+        const s1 = answers.filter((line) => line['session_id'] === 's1').map((line) => line['tool_use_id']);
+        expect(s1).toEqual(['t1', 't3', 't4']);
+      }
       expect(answers).toHaveLength(5);
     },
   );
