@@ -1,4 +1,5 @@
 import type { HookEvent } from '../events/codecs.js';
+import { describeThrown } from '../events/untrusted.js';
 import type { Decision, EventName } from '../events/names.js';
 import type { HookReport, HookRun, Verdict } from '../protocol/aggregate.js';
 
@@ -116,9 +117,7 @@ const encodeFallback = (line: OutputLine, error: unknown): string => {
       // fall through to the last resort
     }
   }
-  const message = `cosh-hooks: an output line could not be written: ${
-    error instanceof Error ? error.message : 'unknown error'
-  }`;
+  const message = `cosh-hooks: an output line could not be written: ${describeThrown(error)}`;
   return JSON.stringify({ type: 'hook_error', message });
 };
 
