@@ -162,6 +162,35 @@ describe('dispatch() of hostile objects', () => {
   });
 });
 
+describe('in-process hooks that misbehave in odd ways', () => {
+  it('a hook rejecting with a value that cannot be printed: its event still gets one answer', async () => {
+    const registry = defineHooks({
+      UserPromptSubmit: [
+        {
+          name: 'odd',
+          run: (event) =>
+            'prompt' in event && event.prompt === 'odd' ? Promise.reject(Object.create(null)) : undefined,
+        },
+        { name: 'ok', run: () => ({ decision: 'allow' }) },
+      ],
+    });
+    const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
+    const odd = await within(dispatcher.dispatch(prompt('odd')));
+    expect(odd.decision.seq).toBe(1);
+    expect(odd.decision.decision).toBe('none');
+    expect(odd.decision.hooks.map((hook) => [hook.name, hook.outcome])).toEqual([
+      ['odd', 'exception'],
+      ['ok', 'exception'],
+    ]);
+    expect(odd.notifications.map((n) => n.event.hook_name)).toEqual(['cosh-hooks']);
+    expect(odd.notifications[0]!.event.message).toMatch(/^internal error: /);
+    await expect(within(dispatcher.dispatch(prompt('fine')))).resolves.toMatchObject({
+      decision: { seq: 2, decision: 'allow' },
+    });
+    dispatcher.close();
+  });
+});
+
 describe('an error of input$ comes after the decisions owed (marbles)', () => {
   const event = (session: string, id: string) => ({
     hook_event_name: 'PreToolUse',
