@@ -31,6 +31,9 @@ export const MAX_TIMEOUT_MS = 600_000;
 const isTimeoutMs = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= MIN_TIMEOUT_MS && value <= MAX_TIMEOUT_MS;
 
+/** A value as an error message shows it: strings quoted, so `"5000"` is not mistaken for 5000. */
+const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
 /** Thrown by `defineHooks` for a definition the config loader would reject too. */
 export class HookDefinitionError extends Error {
   override readonly name = 'HookDefinitionError';
@@ -85,7 +88,7 @@ const toHook = (definition: HookDefinition, source: string, where: string): Hook
   // The timer would take 2^31 as 1 ms, NaN as 0 and a negative as "now": rejected as the config is.
   if (definition.timeout !== undefined && !isTimeoutMs(definition.timeout)) {
     throw new HookDefinitionError(
-      `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${String(definition.timeout)}`,
+      `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${shown(definition.timeout)}`,
     );
   }
   const fields = { ...definition, matcher: toMatcher(definition.matcher) };

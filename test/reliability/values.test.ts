@@ -38,6 +38,12 @@ describe('defineHooks timeouts are checked like the config file (integer 1..6000
     );
   });
 
+  it('a string from untyped JavaScript is shown quoted', () => {
+    expect(() => define('5000' as unknown as number)).toThrow(
+      'PreToolUse[0] (hook "guard"): timeout: expected an integer 1..600000 (milliseconds), got "5000"',
+    );
+  });
+
   it('names the event and position of a command hook too', () => {
     expect(() =>
       defineHooks({
