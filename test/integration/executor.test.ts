@@ -286,7 +286,7 @@ describe('execaExecutor: failures', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('keeps only the stderr tail', async () => {
+  it('keeps only the stderr tail, led by the first line the tail lost', async () => {
     const small = execaExecutor({ stderrLimit: 1024 });
     const result = await firstValueFrom(
       small(hook(`i=0; while [ $i -lt 300 ]; do echo "line $i" >&2; i=$((i+1)); done; exit 3`), event()).pipe(
@@ -295,9 +295,12 @@ describe('execaExecutor: failures', () => {
     );
     expect(result.outcome).toBe('exit');
     const stderr = 'stderr' in result ? (result.stderr ?? '') : '';
-    expect(Buffer.byteLength(stderr)).toBeLessThanOrEqual(1024);
-    expect(stderr.endsWith('line 298\nline 299\n')).toBe(true);
-    expect(stderr).not.toContain('line 0\n');
+    expect(stderr.startsWith('line 0\n')).toBe(true);
+    const tail = stderr.slice('line 0\n'.length);
+    expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(1024);
+    expect(tail.endsWith('line 298\nline 299\n')).toBe(true);
+    expect(tail).not.toContain('line 1\n');
+    expect(result).toMatchObject({ message: 'exited with code 3: line 0' });
   });
 });
 
