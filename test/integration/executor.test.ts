@@ -174,6 +174,14 @@ describe('execaExecutor: environment', () => {
       COSH_HOOK_EVENT: 'PreToolUse',
       COSH_HOOK_NAME: 'env-hook',
       COSH_SESSION_ID: 'sess-env',
+      COSH_RUNTIME: 'cosh-hooks',
+      COSH_HOOKS_VERSION: (
+        JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+      COSH_WORKSPACE_PATH: process.cwd(),
+      COSH_EXTENSION_PATH: null,
       HOOK_SETTING: 'on',
       PATH_IS_SET: true,
     });
