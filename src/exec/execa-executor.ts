@@ -357,10 +357,16 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
             signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
           // The hook is done: its deadline stops here, and the drain below is bounded by drainMs.
           subscriber.next({ progress: 'exited' });
-          drainTimer = setTimeout(finish, settings.drainMs);
+          // The timer runs before the poll phase of its loop turn: after a busy stretch (a burst of
+          // spawns), output already sitting in the pipe would be lost. setImmediate runs after one
+          // more poll, which reads it.
+          drainTimer = setTimeout(() => setImmediate(finish), settings.drainMs);
         });
         // `close` = exited and every pipe reached EOF: the usual way a hook ends, with no drain wait.
-        spawned.once('close', finish);
+        // A refused attempt closes too (Node made its pipes, then failed): that is not the end.
+        spawned.once('close', () => {
+          if (child === spawned) finish();
+        });
         if (spawned.pid !== undefined) spawned.stdin.end(line);
       };
 
