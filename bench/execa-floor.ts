@@ -1,11 +1,27 @@
 import { execa } from 'execa';
-import { HOOK_PROCESS_OPTIONS } from '../src/exec/execa-executor.js';
 
 /**
- * execa alone, with the options `src/exec/execa-executor.ts` passes (HOOK_PROCESS_OPTIONS), and the
- * same round trip as the bare floor: it shows how much of the executor's overhead is execa's own
- * per-call work (option normalization, environment copy, abort signals, promise bookkeeping) and
- * how much is the executor around it (Observable, limits, classification).
+ * The execa options the executor used before it spawned with `child_process` directly: its own
+ * process group, pipes read by the caller, errors as values, no execa-side killing.
+ */
+export const HOOK_PROCESS_OPTIONS = {
+  detached: true,
+  stdin: 'pipe',
+  stdout: 'pipe',
+  stderr: 'pipe',
+  buffer: false,
+  encoding: 'buffer',
+  stripFinalNewline: false,
+  reject: false,
+  cleanup: false,
+  forceKillAfterDelay: false,
+} as const;
+
+/**
+ * execa alone, with the options the executor passed to it (HOOK_PROCESS_OPTIONS), and the same
+ * round trip as the bare floor: what execa's own per-call work costs (option normalization,
+ * environment copy, abort signals, promise bookkeeping). The executor no longer uses execa; the
+ * row shows what leaving it saved.
  */
 export const execaRoundTrip = async (
   file: string,

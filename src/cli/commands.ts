@@ -12,7 +12,7 @@ import {
   formatProblemLines,
   formatValidationSummary,
 } from './format.js';
-import { toLoadOptions, type ConfigFlags } from './options.js';
+import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
 import { useColor } from './style.js';
 import { onInterrupt } from './terminal.js';
@@ -42,7 +42,7 @@ const fail = (message: string): number => {
   return EXIT.failed;
 };
 
-export interface RunFlags extends ConfigFlags {
+export interface RunFlags extends ConfigFlags, ExecutionFlags {
   readonly concurrency: 'sequential' | 'per-session';
   readonly maxLineBytes: number;
 }
@@ -54,7 +54,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   if (!loaded.ok) return EXIT.invalidConfig;
   const serving = serve(
     loaded.registry,
-    defaultDeps(execaExecutor()),
+    defaultDeps(execaExecutor({ maxProcesses: flags.maxProcesses })),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
@@ -95,7 +95,7 @@ export const listCommand = (flags: ConfigFlags & { readonly json?: boolean }): n
   return EXIT.ok;
 };
 
-export interface FireFlags extends ConfigFlags {
+export interface FireFlags extends ConfigFlags, ExecutionFlags {
   readonly tool?: string;
   readonly input?: string;
   readonly eventFile?: string;
@@ -141,7 +141,10 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  const dispatcher = createDispatcher(loaded.registry, defaultDeps(execaExecutor()));
+  const dispatcher = createDispatcher(
+    loaded.registry,
+    defaultDeps(execaExecutor({ maxProcesses: flags.maxProcesses })),
+  );
   let interrupted: number | undefined;
   onInterrupt((status) => {
     interrupted = status;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { LoadOptions } from '../config/index.js';
+import { DEFAULT_MAX_PROCESSES } from '../exec/execa-executor.js';
 
 /** The flags every command shares to find hooks, as commander parses them. */
 export interface ConfigFlags {
@@ -50,3 +51,24 @@ export const toLoadOptions = (flags: ConfigFlags, cwd: string): LoadOptions => {
     ...(flags.home !== undefined && { home: at(flags.home) }),
   };
 };
+
+/** commander's parser for a flag that takes a positive integer. */
+export const positiveInteger = (value: string): number => {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new InvalidArgumentError('expected a positive integer');
+  return number;
+};
+
+/** The flags of commands that run hooks (`run`, `fire`), as commander parses them. */
+export interface ExecutionFlags {
+  readonly maxProcesses: number;
+}
+
+/** `--max-processes N`: the bound on hook processes running at once (SPEC §4.2). */
+export const addExecutionOptions = (command: Command): Command =>
+  command.addOption(
+    new Option('--max-processes <n>', 'hook processes running at once, at most; more wait for one to end')
+      .argParser(positiveInteger)
+      .default(DEFAULT_MAX_PROCESSES),
+  );

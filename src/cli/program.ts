@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
 import {
   fireCommand,
@@ -11,30 +10,8 @@ import {
 } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-import { addConfigOptions, type ConfigFlags } from './options.js';
-
-/** The version in our package.json, found upwards from this file (it runs from src/ or dist/src/). */
-const packageVersion = (): string => {
-  for (let up = '../'; up.length <= 12; up += '../') {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (manifest.name === 'cosh-hooks' && manifest.version !== undefined) return manifest.version;
-    } catch {
-      // not at this level
-    }
-  }
-  return 'unknown';
-};
-
-const positiveInteger = (value: string): number => {
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1)
-    throw new InvalidArgumentError('expected a positive integer');
-  return number;
-};
+import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
+import { packageVersion } from '../version.js';
 
 const EXAMPLES = {
   run: `
@@ -71,7 +48,9 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
       program.command(name).description(description).version(version, '-V, --version', 'print the version'),
     );
 
-  command('run', 'read events as JSON lines on stdin; write notification and decision lines on stdout')
+  addExecutionOptions(
+    command('run', 'read events as JSON lines on stdin; write notification and decision lines on stdout'),
+  )
     .addOption(
       new Option('--concurrency <mode>', 'per-session: events of different sessions may overlap')
         .choices(['sequential', 'per-session'])
@@ -93,7 +72,7 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--json', 'print the chains as JSON')
     .action((flags: ConfigFlags & { json?: boolean }) => setStatus(listCommand(flags)));
 
-  command('fire', 'run one event through its hook chain and show the result')
+  addExecutionOptions(command('fire', 'run one event through its hook chain and show the result'))
     .addArgument(new Argument('<event>', 'event name').choices(EVENT_NAMES))
     .option('--tool <name>', 'tool_name of a tool event')
     .addOption(new Option('--input <json>', 'event fields as a JSON object').conflicts('eventFile'))

@@ -74,7 +74,9 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   warnings.push(...disabledHooks.warnings);
   const hookOn = (hook: CommandHook, extensionOn = true): CommandHook => {
     const enabled = config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
-    return enabled === hook.enabled ? hook : { ...hook, enabled };
+    // Every loaded hook gets the workspace as COSH_WORKSPACE_PATH (SPEC §3), config hooks included.
+    const placed = hook.workspacePath === undefined ? { ...hook, workspacePath: workspace } : hook;
+    return enabled === placed.enabled ? placed : { ...placed, enabled };
   };
 
   const folders: ExtensionFolder[] = [

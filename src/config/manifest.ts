@@ -13,27 +13,9 @@ import {
   type Issue,
   type Segment,
 } from './problems.js';
+import { substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
 
-/** Values substituted into `command` and `env` values at load time (SPEC §3). */
-export interface ExtensionVariables {
-  /** Absolute folder of the extension. */
-  readonly extensionPath: string;
-  /** Absolute workspace root. */
-  readonly workspacePath: string;
-}
-
-/**
- * `${extensionPath}`, `${workspacePath}`, `${/}` and `${pathSeparator}` (the name another agent
- * CLI uses for `${/}`). Anything else, `${HOME}` included, is left for `/bin/sh` to expand.
- */
-export const substitute = (text: string, variables: ExtensionVariables): string =>
-  text.replace(/\$\{(extensionPath|workspacePath|\/|pathSeparator)\}/g, (_, name: string) =>
-    name === 'extensionPath'
-      ? variables.extensionPath
-      : name === 'workspacePath'
-        ? variables.workspacePath
-        : '/',
-  );
+export { substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
 
 export interface DecodedExtension {
   readonly name: string;
@@ -132,10 +114,11 @@ class ManifestWalk {
         {
           ...hook,
           name: hook.name ?? '',
-          command: substitute(hook.command, this.variables),
+          command: substituteCommand(hook.command, this.variables),
           env,
           matcher,
           extensionPath: this.variables.extensionPath,
+          workspacePath: this.variables.workspacePath,
         },
         this.source,
       ),

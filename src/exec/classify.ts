@@ -19,6 +19,11 @@ export interface ProcessOutcome {
   readonly stdoutLimit: number;
   /** The tail of stderr, decoded as UTF-8. */
   readonly stderr: string;
+  /**
+   * The first non-blank line of stderr (from its first 4 KiB), when the tail no longer holds the
+   * start of the stream: the hook wrote more than the tail keeps after it.
+   */
+  readonly stderrFirstLine?: string;
 }
 
 const MESSAGE_LINE_MAX = 200;
@@ -66,9 +71,19 @@ const shellStartFailure = (exitCode: number, stderr: string): string | undefined
         .find((line) => SHELL_START_FAILURE.test(line))
     : undefined;
 
-/** What a failure keeps besides its message: the stderr tail for fail_closed, and how it ended. */
-const extras = (outcome: ProcessOutcome): Omit<HookFailure, 'outcome' | 'message'> => {
-  const { termination, stderr } = outcome;
+/**
+ * The stderr a failure keeps: the tail, led by the stream's first non-blank line when the tail no
+ * longer starts with it. So the failure's detail and a fail_closed reason (SPEC §4.5) are always
+ * the first line the hook wrote, however much it wrote after it.
+ */
+const keptStderr = (outcome: ProcessOutcome): string => {
+  const { stderr, stderrFirstLine } = outcome;
+  if (stderrFirstLine === undefined || firstNonBlankLine(stderr) === stderrFirstLine) return stderr;
+  return `${stderrFirstLine}\n${stderr}`;
+};
+
+/** What a failure keeps besides its message: stderr for fail_closed, and how it ended. */
+const extras = (termination: Termination, stderr: string): Omit<HookFailure, 'outcome' | 'message'> => {
   return {
     ...(stderr !== '' && { stderr }),
     ...(termination.kind === 'exited' && { exitCode: termination.exitCode }),
@@ -91,31 +106,40 @@ const extras = (outcome: ProcessOutcome): Omit<HookFailure, 'outcome' | 'message
  */
 export const classifyProcess = (outcome: ProcessOutcome): HookResult => {
   const { termination } = outcome;
-  const detail = firstLine(outcome.stderr);
+  const stderr = keptStderr(outcome);
+  const detail = firstLine(stderr);
   if (termination.kind === 'not_started') {
     const reason = termination.code !== undefined ? SPAWN_ERRORS[termination.code] : undefined;
     const message = reason !== undefined ? `${termination.file}: ${reason}` : termination.message;
-    return failure('spawn', `could not start: ${message}`, extras(outcome));
+    return failure('spawn', `could not start: ${message}`, extras(termination, stderr));
   }
   if (outcome.stdoutOverflow) {
     return failure(
       'output_too_large',
       `output exceeded ${formatBytes(outcome.stdoutLimit)}`,
-      extras(outcome),
+      extras(termination, stderr),
     );
   }
   if (termination.kind === 'signaled') {
-    return failure('signal', withDetail(`killed by signal ${termination.signal}`, detail), extras(outcome));
+    return failure(
+      'signal',
+      withDetail(`killed by signal ${termination.signal}`, detail),
+      extras(termination, stderr),
+    );
   }
-  const shellLine = shellStartFailure(termination.exitCode, outcome.stderr);
+  const shellLine = shellStartFailure(termination.exitCode, stderr);
   if (shellLine !== undefined) {
-    return failure('spawn', `could not start: ${shellLine}`, extras(outcome));
+    return failure('spawn', `could not start: ${shellLine}`, extras(termination, stderr));
   }
   if (termination.exitCode !== 0) {
-    return failure('exit', withDetail(`exited with code ${termination.exitCode}`, detail), extras(outcome));
+    return failure(
+      'exit',
+      withDetail(`exited with code ${termination.exitCode}`, detail),
+      extras(termination, stderr),
+    );
   }
   const decoded = decodeHookStdout(outcome.stdout);
   return decoded.ok
     ? success(decoded.output)
-    : failure('invalid_output', `invalid output: ${decoded.error}`, extras(outcome));
+    : failure('invalid_output', `invalid output: ${decoded.error}`, extras(termination, stderr));
 };

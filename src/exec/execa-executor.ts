@@ -1,12 +1,15 @@
-import { statSync } from 'node:fs';
-import { execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { Observable } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
 import { failure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
+import { hookEnvironment } from './hook-env.js';
 import type { HookExecutor } from './port.js';
+import { ProcessSlots } from './process-slots.js';
 
 export interface ExecaExecutorOptions {
   /** How long to keep reading stdout/stderr after the hook process exited. Default 100 ms. */
@@ -17,16 +20,25 @@ export interface ExecaExecutorOptions {
   readonly stdoutLimit?: number;
   /** stderr bytes kept (the tail), for messages only. Default 64 KiB. */
   readonly stderrLimit?: number;
+  /**
+   * Hook processes of this executor running at once; more wait for one to end, within their own
+   * timeout (SPEC §4.2). Default 32.
+   */
+  readonly maxProcesses?: number;
 }
+
+export const DEFAULT_MAX_PROCESSES = 32;
 
 const DEFAULTS: Required<ExecaExecutorOptions> = {
   drainMs: 100,
   killGraceMs: 500,
   stdoutLimit: 1024 * 1024,
   stderrLimit: 64 * 1024,
+  maxProcesses: DEFAULT_MAX_PROCESSES,
 };
 
 const ignore = (): void => undefined;
+const noWait = (): void => undefined;
 
 /** The event's folder when it is an existing directory, else the host's (SPEC §4.2). */
 const hookCwd = (cwd: string | undefined): string => {
@@ -78,10 +90,16 @@ const headBuffer = (limit: number) => {
 const tailBuffer = (limit: number) => {
   const chunks: Buffer[] = [];
   let size = 0;
+  let total = 0;
   return {
+    /** True once the start of the stream is no longer kept. */
+    get cut(): boolean {
+      return total > limit;
+    },
     push(chunk: Buffer): void {
       chunks.push(chunk);
       size += chunk.length;
+      total += chunk.length;
       while (chunks.length > 1 && size - (chunks[0]?.length ?? 0) >= limit) {
         size -= chunks.shift()?.length ?? 0;
       }
@@ -105,6 +123,10 @@ const firstStderrLine = () => {
   let done = false;
   let reported: string | undefined;
   return {
+    /** The first non-blank line so far (complete once a newline followed it). */
+    get line(): string | undefined {
+      return reported;
+    },
     push(chunk: Buffer): string | undefined {
       if (done) return undefined;
       head += chunk.subarray(0, FIRST_LINE_BYTES - head.length).toString('utf8');
@@ -125,6 +147,34 @@ const errorCode = (error: unknown): string | undefined => {
   return typeof code === 'string' ? code : undefined;
 };
 
+/** The system refused a process or a pipe for now: wait and try again (SPEC §4.2). */
+const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
+
+/** Out of file descriptors: Node then loses the pipes it had made (see `descriptorsFree`). */
+const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
+
+/** Descriptors a spawn needs at once: three socket pairs for stdio and libuv's exec-error pipe. */
+const SPAWN_DESCRIPTORS = 8;
+
+/**
+ * Whether `count` more file descriptors can be opened now. Node 20 leaks the pipes libuv made when
+ * a spawn fails with EMFILE or ENFILE after making them (they are never wrapped, so never closed):
+ * three descriptors lost per refusal, until none is left. So once an executor has seen one such
+ * refusal, it checks before each spawn that the spawn cannot hit the limit halfway, at the cost
+ * of opening and closing `/dev/null` a few times.
+ */
+const descriptorsFree = (count: number): boolean => {
+  const opened: number[] = [];
+  try {
+    while (opened.length < count) opened.push(openSync('/dev/null', 'r'));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+};
+
 const notStarted = (file: string, error: unknown): Termination => {
   const code = errorCode(error);
   return {
@@ -135,12 +185,11 @@ const notStarted = (file: string, error: unknown): Termination => {
   };
 };
 
-const hookEnv = (hook: CommandHook, event: HookEvent): Record<string, string> => ({
-  ...hook.env,
-  COSH_HOOK_EVENT: event.hook_event_name,
-  COSH_HOOK_NAME: hook.name,
-  COSH_SESSION_ID: event.session_id,
-});
+/** A spawned hook process with every pipe open (Node leaves them null when it could not make them). */
+type HookProcess = ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
+
+const hasPipes = (child: ChildProcess): child is HookProcess =>
+  Boolean(child.stdin) && Boolean(child.stdout) && Boolean(child.stderr);
 
 /**
  * The real executor (SPEC §4.2–4.5): runs a command hook as a process in its own process group and
@@ -149,6 +198,10 @@ const hookEnv = (hook: CommandHook, event: HookEvent): Record<string, string> =>
  * - Cold: spawns on subscribe; emits progress notices (`stderr`: the first stderr line as it comes;
  *   `exited`: the process ended), then exactly one result, then completes; never errors (a process
  *   that cannot start is a `spawn` result).
+ * - At most `maxProcesses` hook processes of this executor run at once: a hook beyond that waits
+ *   for one to end. When the system refuses a process or a pipe (EMFILE, ENFILE, EAGAIN) the hook
+ *   waits too, and starts when a running hook ends or after a short back-off. Waiting is inside
+ *   the Observable, so the stream's timeout covers it and unsubscribing cancels it.
  * - stdin gets the event as one JSON line, then EOF; a hook that never reads it is fine (EPIPE is
  *   ignored).
  * - The result is taken when the hook process exits, after at most `drainMs` more of stdout; a
@@ -157,24 +210,29 @@ const hookEnv = (hook: CommandHook, event: HookEvent): Record<string, string> =>
  *   whole group, then SIGKILL after `killGraceMs`, even if the hook process itself is already gone.
  * - More than `stdoutLimit` bytes of stdout: the group is killed at once, `output_too_large`.
  *
- * Built on execa with `buffer: false` and `reject: false`: this module reads the streams itself, so
- * it can stop at the hook's exit instead of at the pipes' end, and nothing execa does can throw.
+ * Built on `child_process.spawn` with pipes this module reads itself, so it can stop at the hook's
+ * exit instead of at the pipes' end. (execa, used before, throws from inside when the system
+ * refuses the pipes and leaves the child's `error` event unhandled, which ends the host.)
  *
  * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
  */
 export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor => {
   const settings = { ...DEFAULTS, ...options };
+  if (!Number.isSafeInteger(settings.maxProcesses) || settings.maxProcesses < 1) {
+    throw new RangeError(`maxProcesses must be a positive integer, got ${String(settings.maxProcesses)}`);
+  }
+  const slots = new ProcessSlots(settings.maxProcesses);
+  /** Set by the first EMFILE/ENFILE refusal: from then on, spawn only with descriptors to spare. */
+  let checkDescriptors = false;
+  const outOfDescriptors = new Error('no file descriptors to spare for a hook process');
+  Object.assign(outOfDescriptors, { code: 'EMFILE' });
   return (hook, event) =>
     new Observable((subscriber) => {
       const { file, args } = invocationOf(hook.command);
       let line: string;
-      let child: ReturnType<typeof spawnHook>;
       try {
         line = `${JSON.stringify(event)}\n`;
-        child = spawnHook(file, args, hook, event);
       } catch (error) {
-        // execa reports spawn errors as values; this catches a non-serializable event and
-        // anything execa's option checks throw synchronously.
         subscriber.next(
           failure('spawn', `could not start: ${error instanceof Error ? error.message : String(error)}`),
         );
@@ -182,17 +240,34 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
         return undefined;
       }
 
-      const stdout = headBuffer(settings.stdoutLimit);
-      const stderr = tailBuffer(settings.stderrLimit);
-      let termination: Termination | undefined;
+      let child: ChildProcess | undefined;
+      /** Cancels the wait for a slot; replaced by the running process's teardown once it starts. */
+      let cancelWait = noWait;
+      let begun = false;
       let settled = false;
       let drainTimer: NodeJS.Timeout | undefined;
+      let stdout = headBuffer(settings.stdoutLimit);
+      let stderr = tailBuffer(settings.stderrLimit);
+      let firstLine = firstStderrLine();
+      let termination: Termination | undefined;
+      /** The slot is returned once: when the process has exited and our pipe ends are closed. */
+      let exited = false;
+      let closed = false;
+      let slotHeld = false;
+      const giveSlot = () => {
+        if (slotHeld && exited && closed) {
+          slotHeld = false;
+          slots.give();
+        }
+      };
 
       const release = () => {
         clearTimeout(drainTimer);
-        child.stdin.destroy();
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child?.stdin?.destroy();
+        child?.stdout?.destroy();
+        child?.stderr?.destroy();
+        closed = true;
+        giveSlot();
       };
 
       const finish = () => {
@@ -208,54 +283,104 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
             stdoutOverflow: stdout.overflow,
             stdoutLimit: settings.stdoutLimit,
             stderr: stderr.text(),
+            ...(stderr.cut && firstLine.line !== undefined && { stderrFirstLine: firstLine.line }),
           }),
         );
         subscriber.complete();
       };
 
-      child.stdin.on('error', ignore);
-      child.stdout.on('error', ignore);
-      child.stderr.on('error', ignore);
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (stdout.push(chunk) && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      });
-      const firstLine = firstStderrLine();
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr.push(chunk);
-        const line = firstLine.push(chunk);
-        if (line !== undefined && !settled) subscriber.next({ progress: 'stderr', firstLine: line });
-      });
-      child.on('error', (error: unknown) => {
-        // Node emits `error` without `exit` when the process could not be spawned.
-        if (child.pid !== undefined || termination !== undefined) return;
+      /** The process could not start: a refusal waits for another try, anything else is the result. */
+      const failedToStart = (error: unknown) => {
+        if (termination !== undefined || settled) return;
+        const current = child;
+        child = undefined;
+        current?.stdin?.destroy();
+        current?.stdout?.destroy();
+        current?.stderr?.destroy();
+        const code = errorCode(error);
+        if (code !== undefined && OUT_OF_DESCRIPTORS.has(code)) checkDescriptors = true;
+        if (code !== undefined && REFUSALS.has(code)) {
+          slotHeld = false;
+          cancelWait = slots.refused(start);
+          return;
+        }
+        exited = true;
         termination = notStarted(file, error);
         finish();
-      });
-      child.once('exit', (exitCode: number | null, signal: NodeJS.Signals | null) => {
-        termination =
-          signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
-        if (settled) return;
-        // The hook is done: its deadline stops here, and the drain below is bounded by drainMs.
-        subscriber.next({ progress: 'exited' });
-        drainTimer = setTimeout(finish, settings.drainMs);
-      });
-      // `close` = exited and every pipe reached EOF: the usual way a hook ends, with no drain wait.
-      child.once('close', finish);
-      // With `reject: false` the promise always fulfils; it is the only report of an early error
-      // (spawn threw synchronously, e.g. a NUL byte in the command), where no event ever fires.
-      child.then((result) => {
-        if (termination !== undefined || child.pid !== undefined) return;
-        termination = notStarted(file, result.cause ?? new Error(result.shortMessage));
-        finish();
-      }, ignore);
+      };
 
-      if (child.pid !== undefined) child.stdin.end(line);
+      const start = () => {
+        begun = true;
+        cancelWait = noWait;
+        slotHeld = true;
+        exited = false;
+        closed = false;
+        stdout = headBuffer(settings.stdoutLimit);
+        stderr = tailBuffer(settings.stderrLimit);
+        firstLine = firstStderrLine();
+        if (checkDescriptors && !descriptorsFree(SPAWN_DESCRIPTORS)) {
+          failedToStart(outOfDescriptors);
+          return;
+        }
+        let spawned: ChildProcess;
+        try {
+          spawned = spawnHook(file, args, hook, event);
+        } catch (error) {
+          // Synchronous refusals by Node: a NUL byte in the command, E2BIG, and the like.
+          failedToStart(error);
+          return;
+        }
+        child = spawned;
+        // Node reports a process that could not start with `error` and no `exit`; for EMFILE and
+        // ENFILE it does not even make the pipes.
+        spawned.on('error', (error: unknown) => {
+          if (spawned.pid === undefined && child === spawned) failedToStart(error);
+        });
+        if (!hasPipes(spawned)) return;
+        spawned.stdin.on('error', ignore);
+        spawned.stdout.on('error', ignore);
+        spawned.stderr.on('error', ignore);
+        spawned.stdout.on('data', (chunk: Buffer) => {
+          if (stdout.push(chunk) && spawned.pid !== undefined) signalGroup(spawned.pid, 'SIGKILL');
+        });
+        spawned.stderr.on('data', (chunk: Buffer) => {
+          stderr.push(chunk);
+          const reported = firstLine.push(chunk);
+          if (reported !== undefined && !settled)
+            subscriber.next({ progress: 'stderr', firstLine: reported });
+        });
+        spawned.once('exit', (exitCode: number | null, signal: NodeJS.Signals | null) => {
+          exited = true;
+          giveSlot();
+          if (settled) return;
+          termination =
+            signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
+          // The hook is done: its deadline stops here, and the drain below is bounded by drainMs.
+          subscriber.next({ progress: 'exited' });
+          // The timer runs before the poll phase of its loop turn: after a busy stretch (a burst of
+          // spawns), output already sitting in the pipe would be lost. setImmediate runs after one
+          // more poll, which reads it.
+          drainTimer = setTimeout(() => setImmediate(finish), settings.drainMs);
+        });
+        // `close` = exited and every pipe reached EOF: the usual way a hook ends, with no drain wait.
+        // A refused attempt closes too (Node made its pipes, then failed): that is not the end.
+        spawned.once('close', () => {
+          if (child === spawned) finish();
+        });
+        if (spawned.pid !== undefined) spawned.stdin.end(line);
+      };
+
+      const cancelTake = slots.take(start);
+      // `start` may have run (or even been refused) inside `take`: keep what it set then.
+      if (!begun) cancelWait = cancelTake;
 
       return () => {
+        cancelWait();
         if (settled) return;
         settled = true;
+        const running = child;
         release();
-        const pgid = child.pid;
+        const pgid = running?.pid;
         if (pgid !== undefined && signalGroup(pgid, 'SIGTERM')) {
           // Kept referenced on purpose: a grandchild that ignores SIGTERM must still die even if the
           // host is about to exit. The hook process itself may be gone by now; its group is not.
@@ -266,22 +391,18 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
 };
 
 /**
- * The execa options of every hook process: its own process group, pipes read by this module
- * (no buffering, no encoding), errors as values, and no execa-side killing or cleanup (the
- * executor kills the whole group itself).
+ * Spawns a hook process: its own process group (`detached`), a pipe on every stdio, the event's
+ * folder as cwd and the environment of SPEC §4.2.
  */
-export const HOOK_PROCESS_OPTIONS = {
-  detached: true,
-  stdin: 'pipe',
-  stdout: 'pipe',
-  stderr: 'pipe',
-  buffer: false,
-  encoding: 'buffer',
-  stripFinalNewline: false,
-  reject: false,
-  cleanup: false,
-  forceKillAfterDelay: false,
-} as const;
-
-const spawnHook = (file: string, args: readonly string[], hook: CommandHook, event: HookEvent) =>
-  execa(file, args, { ...HOOK_PROCESS_OPTIONS, cwd: hookCwd(event.cwd), env: hookEnv(hook, event) });
+const spawnHook = (
+  file: string,
+  args: readonly string[],
+  hook: CommandHook,
+  event: HookEvent,
+): ChildProcess =>
+  spawn(file, args, {
+    detached: true,
+    stdio: 'pipe',
+    cwd: hookCwd(event.cwd),
+    env: hookEnvironment(hook, event, process.env, process.cwd()),
+  });

@@ -69,6 +69,7 @@ export const commandHookOf = (
     readonly command: string;
     readonly env?: Readonly<Record<string, string>> | undefined;
     readonly extensionPath?: string | undefined;
+    readonly workspacePath?: string | undefined;
   },
   source: string,
 ): CommandHook => ({
@@ -77,6 +78,7 @@ export const commandHookOf = (
   command: fields.command,
   env: fields.env ?? {},
   ...(fields.extensionPath !== undefined && { extensionPath: fields.extensionPath }),
+  ...(fields.workspacePath !== undefined && { workspacePath: fields.workspacePath }),
 });
 
 const toMatcher = (matcher: string | RegExp | undefined): RegExp | undefined => {

@@ -22,8 +22,10 @@ export interface CommandHook extends HookBase {
   readonly kind: 'command';
   readonly command: string;
   readonly env: Readonly<Record<string, string>>;
-  /** Folder of the extension that shipped the hook, for `list`. */
+  /** Folder of the extension that shipped the hook: `list` shows it, the hook gets `COSH_EXTENSION_PATH`. */
   readonly extensionPath?: string;
+  /** Workspace root the hook was loaded for (`COSH_WORKSPACE_PATH`); absent = the host's cwd. */
+  readonly workspacePath?: string;
 }
 
 /** One answer of an in-process hook: an output object, or nothing (pass-through). */

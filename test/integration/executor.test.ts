@@ -174,6 +174,14 @@ describe('execaExecutor: environment', () => {
       COSH_HOOK_EVENT: 'PreToolUse',
       COSH_HOOK_NAME: 'env-hook',
       COSH_SESSION_ID: 'sess-env',
+      COSH_RUNTIME: 'cosh-hooks',
+      COSH_HOOKS_VERSION: (
+        JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+      COSH_WORKSPACE_PATH: process.cwd(),
+      COSH_EXTENSION_PATH: null,
       HOOK_SETTING: 'on',
       PATH_IS_SET: true,
     });
@@ -286,7 +294,7 @@ describe('execaExecutor: failures', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('keeps only the stderr tail', async () => {
+  it('keeps only the stderr tail, led by the first line the tail lost', async () => {
     const small = execaExecutor({ stderrLimit: 1024 });
     const result = await firstValueFrom(
       small(hook(`i=0; while [ $i -lt 300 ]; do echo "line $i" >&2; i=$((i+1)); done; exit 3`), event()).pipe(
@@ -295,9 +303,12 @@ describe('execaExecutor: failures', () => {
     );
     expect(result.outcome).toBe('exit');
     const stderr = 'stderr' in result ? (result.stderr ?? '') : '';
-    expect(Buffer.byteLength(stderr)).toBeLessThanOrEqual(1024);
-    expect(stderr.endsWith('line 298\nline 299\n')).toBe(true);
-    expect(stderr).not.toContain('line 0\n');
+    expect(stderr.startsWith('line 0\n')).toBe(true);
+    const tail = stderr.slice('line 0\n'.length);
+    expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(1024);
+    expect(tail.endsWith('line 298\nline 299\n')).toBe(true);
+    expect(tail).not.toContain('line 1\n');
+    expect(result).toMatchObject({ message: 'exited with code 3: line 0' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeManifestText, substitute } from '../../../src/config/manifest.js';
+import { decodeManifestText, substitute, substituteCommand } from '../../../src/config/manifest.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/config/extensions/', import.meta.url));
 const FILE = '/ext/x/cosh-extension.json';
@@ -29,6 +29,31 @@ describe('substitute', () => {
   });
 });
 
+describe('substituteCommand: a path with shell syntax becomes an expansion chosen by quote context', () => {
+  const HOSTILE = { extensionPath: "/opt/a b'$(x)", workspacePath: '/w;`y`' };
+  it.each([
+    ['unquoted', 'sh ${extensionPath}/a.sh', 'sh "${COSH_EXTENSION_PATH}"/a.sh'],
+    ['double quotes', 'cat "${workspacePath}/R"', 'cat "${COSH_WORKSPACE_PATH}/R"'],
+    ['single quotes', "echo 'p=${extensionPath}!'", `echo 'p='"\${COSH_EXTENSION_PATH}"'!'`],
+    ['$( ) inside double quotes', 'echo "$(cat ${workspacePath})"', 'echo "$(cat "${COSH_WORKSPACE_PATH}")"'],
+    ['nested quotes in $( )', 'echo "$(cat "${workspacePath}")"', 'echo "$(cat "${COSH_WORKSPACE_PATH}")"'],
+    ['backquotes in double quotes', 'echo "`ls ${workspacePath}`"', 'echo "`ls "${COSH_WORKSPACE_PATH}"`"'],
+    ['after a $( ) with parentheses', 'a $( (b) ) ${workspacePath}', 'a $( (b) ) "${COSH_WORKSPACE_PATH}"'],
+    ['a comment holding a quote', "a # it's\nb ${workspacePath}", 'a # it\'s\nb "${COSH_WORKSPACE_PATH}"'],
+    ['an escaped $ (text for sh)', 'echo \\${extensionPath}', 'echo \\${extensionPath}'],
+    ['an escaped quote', 'echo \\" ${extensionPath}', 'echo \\" "${COSH_EXTENSION_PATH}"'],
+    ['${/} in any context', "a${/}b '${/}'", "a/b '/'"],
+  ])('%s', (_what, command, expected) => {
+    expect(substituteCommand(command.replace(/\\n/g, '\n'), HOSTILE)).toBe(expected.replace(/\\n/g, '\n'));
+  });
+
+  it('pastes a path made of plain characters, so the command can still run without sh', () => {
+    expect(substituteCommand("python3 ${extensionPath}/h.py '${workspacePath}'", VARS)).toBe(
+      "python3 /opt/ext/x/h.py '/work/project'",
+    );
+  });
+});
+
 describe('decodeManifestText: shipped third-party manifests load unchanged', () => {
   it('agent-sec-core: nested groups, matchers, substitution, ms timeouts, env, extra fields', () => {
     const path = `${FIXTURES}agent-sec-core`;
@@ -53,6 +78,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         failClosed: false,
         enabled: true,
         extensionPath: path,
+        workspacePath: '/w',
         matcher: shellMatcher,
         description: 'Scans shell commands for dangerous patterns',
       },
@@ -66,6 +92,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         failClosed: false,
         enabled: true,
         extensionPath: path,
+        workspacePath: '/w',
         matcher: shellMatcher,
         description: 'Flags personal data leaving the workspace',
       },
@@ -79,6 +106,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         failClosed: true,
         enabled: true,
         extensionPath: path,
+        workspacePath: '/w',
         matcher: /write_file|replace/,
       },
     ]);

@@ -1,0 +1,64 @@
+import type { HookEvent } from '../events/codecs.js';
+import type { CommandHook } from '../registry/hook.js';
+import { packageVersion } from '../version.js';
+
+/** Longest value, in UTF-8 bytes, that an event may put into a hook's environment (SPEC §4.2). */
+export const ENV_VALUE_MAX_BYTES = 32 * 1024;
+
+/**
+ * Whether `value` can be an environment value: no NUL byte (the C environment ends a string there,
+ * and Node refuses to spawn), and at most 32 KiB (Linux refuses a single environment string over
+ * 128 KiB with E2BIG, and the whole environment shares the argument space).
+ */
+export const fitsEnvironment = (value: string): boolean =>
+  !value.includes('\0') &&
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short values skip the byte count.
+  (value.length * 3 <= ENV_VALUE_MAX_BYTES || Buffer.byteLength(value, 'utf8') <= ENV_VALUE_MAX_BYTES);
+
+/** The variables the engine sets; anything the host or the hook's `env` says about them is replaced. */
+export const ENGINE_VARIABLES = [
+  'COSH_HOOK_EVENT',
+  'COSH_HOOK_NAME',
+  'COSH_SESSION_ID',
+  'COSH_RUNTIME',
+  'COSH_HOOKS_VERSION',
+  'COSH_WORKSPACE_PATH',
+  'COSH_EXTENSION_PATH',
+] as const;
+
+type EngineVariables = Partial<Record<(typeof ENGINE_VARIABLES)[number], string>>;
+
+/** Sets `name` to `value`, or leaves it out when the value cannot be an environment value. */
+const put = (env: EngineVariables, name: keyof EngineVariables, value: string | undefined): void => {
+  if (value !== undefined && fitsEnvironment(value)) env[name] = value;
+};
+
+/** The engine's own variables for one hook run (SPEC §3, §4.2). */
+export const engineVariables = (hook: CommandHook, event: HookEvent, cwd: string): EngineVariables => {
+  const env: EngineVariables = {};
+  put(env, 'COSH_HOOK_EVENT', event.hook_event_name);
+  put(env, 'COSH_HOOK_NAME', hook.name);
+  put(env, 'COSH_SESSION_ID', event.session_id);
+  env.COSH_RUNTIME = 'cosh-hooks';
+  env.COSH_HOOKS_VERSION = packageVersion();
+  put(env, 'COSH_WORKSPACE_PATH', hook.workspacePath ?? cwd);
+  put(env, 'COSH_EXTENSION_PATH', hook.extensionPath);
+  return env;
+};
+
+/**
+ * A hook's environment: the host's, then the hook's `env`, then the engine's variables, which win
+ * (a hook's `env` cannot fake them). An engine variable whose value cannot be an environment value
+ * (a NUL byte, over 32 KiB: event data) is left out, and so is an inherited one of that name, so a
+ * hook never sees a stale value from an outer run. Event data never makes a hook fail to start.
+ */
+export const hookEnvironment = (
+  hook: CommandHook,
+  event: HookEvent,
+  host: NodeJS.ProcessEnv,
+  cwd: string,
+): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...host, ...hook.env };
+  for (const name of ENGINE_VARIABLES) delete env[name];
+  return Object.assign(env, engineVariables(hook, event, cwd));
+};

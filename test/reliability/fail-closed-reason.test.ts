@@ -1,0 +1,60 @@
+import { lastValueFrom, of, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { decodeEvent } from '../../src/events/decode.js';
+import { execaExecutor } from '../../src/exec/index.js';
+import { isDecision, isNotification } from '../../src/output/lines.js';
+import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
+import { defineHooks } from '../../src/registry/define.js';
+
+/**
+ * SPEC §4.5: a fail_closed hook blocks with the first non-blank line it wrote to stderr, however
+ * much it wrote after it (more than the 64 KiB tail the executor keeps).
+ */
+
+const event = () => {
+  const decoded = decodeEvent(
+    { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell', tool_input: { command: 'ls' } },
+    { now: () => new Date(0), cwd: () => process.cwd() },
+  );
+  if (!decoded.ok) throw new Error(decoded.error);
+  return decoded.event;
+};
+
+const DEBUG_LINES = `i=0; while [ $i -lt 10000 ]; do echo "debug: step $i of the scan, nothing to see" >&2; i=$((i+1)); done`;
+
+describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
+  it.each([
+    [
+      'exit 1',
+      `echo 'refused: the command reads ~/.ssh' >&2; ${DEBUG_LINES}; exit 1`,
+      'exit',
+      'exited with code 1',
+    ],
+    [
+      'exit 2 after blank lines',
+      `printf '\\n  \\n' >&2; echo '  refused: the command reads ~/.ssh  ' >&2; ${DEBUG_LINES}; exit 2`,
+      'exit',
+      'exited with code 2',
+    ],
+    [
+      'killed by a signal',
+      `echo 'refused: the command reads ~/.ssh' >&2; ${DEBUG_LINES}; kill -9 $$`,
+      'signal',
+      'killed by signal SIGKILL',
+    ],
+  ])('%s: block with exactly the first line', async (_what, command, outcome, failed) => {
+    const registry = defineHooks({ PreToolUse: [{ name: 'guard', fail_closed: true, command }] });
+    const lines = await lastValueFrom(
+      hookPipeline(registry, defaultDeps(execaExecutor()))(of(event())).output$.pipe(toArray()),
+    );
+    const decision = lines.find(isDecision);
+    expect(decision).toMatchObject({
+      decision: 'block',
+      reason: 'refused: the command reads ~/.ssh',
+      hooks: [{ name: 'guard', outcome }],
+    });
+    const message = `${failed}: refused: the command reads ~/.ssh`;
+    expect(decision?.hooks[0]?.message).toBe(message);
+    expect(lines.filter(isNotification).map((line) => line.event.message)).toStrictEqual([message]);
+  });
+});

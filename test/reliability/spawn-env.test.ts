@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { execaExecutor, resultOnly } from '../../src/exec/index.js';
+import { decodeEvent } from '../../src/events/decode.js';
+import type { HookEvent } from '../../src/events/codecs.js';
+import { isDecision } from '../../src/output/lines.js';
+import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
+import { commandHookOf, defineHooks } from '../../src/registry/define.js';
+
+/**
+ * SPEC §4.2: event data never makes a hook fail to start. An event value that cannot be an
+ * environment value (a NUL byte, more than 32 KiB) is left out of the environment; the event on
+ * stdin stays whole. And every hook gets the engine's variables (§3, §4.2).
+ */
+
+const ENV_HOOK = fileURLToPath(new URL('../fixtures/hooks/env-cwd.js', import.meta.url));
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const preToolUse = (sessionId: string): HookEvent => {
+  const decoded = decodeEvent(
+    {
+      hook_event_name: 'PreToolUse',
+      session_id: sessionId,
+      tool_name: 'shell',
+      tool_input: { command: 'ls' },
+    },
+    { now: () => new Date(0), cwd: () => process.cwd() },
+  );
+  if (!decoded.ok) throw new Error(decoded.error);
+  return decoded.event;
+};
+
+const HOSTILE_SESSIONS: readonly [string, string][] = [
+  ['a NUL byte', 'before\u0000after'],
+  ['200,000 characters', 'x'.repeat(200_000)],
+  ['32 KiB + 1 byte of multi-byte text', 'é'.repeat(16_384) + 'x'],
+];
+
+describe('event values that cannot be environment values (SPEC §4.2)', () => {
+  it.each(HOSTILE_SESSIONS)(
+    'a session_id with %s: a fail_closed blocking guard still runs and blocks',
+    async (_what, sessionId) => {
+      const registry = defineHooks({
+        PreToolUse: [
+          {
+            name: 'guard',
+            fail_closed: true,
+            command: `echo '{"decision":"block","reason":"guarded"}'`,
+          },
+        ],
+      });
+      const lines = await lastValueFrom(
+        hookPipeline(
+          registry,
+          defaultDeps(execaExecutor()),
+        )(of(preToolUse(sessionId))).output$.pipe(toArray()),
+      );
+      const decisions = lines.filter(isDecision);
+      expect(decisions).toHaveLength(1);
+      expect(decisions[0]).toMatchObject({
+        decision: 'block',
+        reason: 'guarded',
+        hooks: [{ name: 'guard', outcome: 'ok' }],
+      });
+    },
+  );
+
+  it.each(HOSTILE_SESSIONS)(
+    'a session_id with %s: COSH_SESSION_ID is left out (also an inherited one), the event on stdin is whole',
+    async (_what, sessionId) => {
+      const hook = commandHookOf({ name: 'env-hook', command: ENV_HOOK }, 'config');
+      const event = preToolUse(sessionId);
+      const before = process.env['COSH_SESSION_ID'];
+      process.env['COSH_SESSION_ID'] = 'stale-outer-session';
+      let result;
+      try {
+        result = await firstValueFrom(execaExecutor()(hook, event).pipe(resultOnly()));
+      } finally {
+        if (before === undefined) delete process.env['COSH_SESSION_ID'];
+        else process.env['COSH_SESSION_ID'] = before;
+      }
+      if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
+      const seen = result.output.hookSpecificOutput as { env: Record<string, unknown>; event: unknown };
+      expect(seen.env['COSH_SESSION_ID']).toBeNull();
+      expect(seen.env['COSH_HOOK_EVENT']).toBe('PreToolUse');
+      expect(seen.event).toStrictEqual(event);
+    },
+  );
+
+  it('a session_id of exactly 32 KiB is still passed', async () => {
+    const sessionId = 's'.repeat(32 * 1024);
+    const hook = commandHookOf({ name: 'env-hook', command: ENV_HOOK }, 'config');
+    const result = await firstValueFrom(execaExecutor()(hook, preToolUse(sessionId)).pipe(resultOnly()));
+    if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
+    expect(
+      (result.output.hookSpecificOutput as { env: Record<string, unknown> }).env['COSH_SESSION_ID'],
+    ).toBe(sessionId);
+  });
+});
+
+describe("the engine's variables (SPEC §3, §4.2)", () => {
+  it('COSH_RUNTIME, COSH_HOOKS_VERSION, COSH_WORKSPACE_PATH, COSH_EXTENSION_PATH win over the env of the hook and the host', async () => {
+    const hook = commandHookOf(
+      {
+        name: 'env-hook',
+        command: ENV_HOOK,
+        env: { COSH_RUNTIME: 'fake', COSH_HOOKS_VERSION: '9', COSH_EXTENSION_PATH: '/fake' },
+        extensionPath: '/opt/ext/x',
+        workspacePath: '/work/project',
+      },
+      'extension:x',
+    );
+    const result = await firstValueFrom(execaExecutor()(hook, preToolUse('s1')).pipe(resultOnly()));
+    if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
+    expect((result.output.hookSpecificOutput as { env: Record<string, unknown> }).env).toStrictEqual({
+      COSH_HOOK_EVENT: 'PreToolUse',
+      COSH_HOOK_NAME: 'env-hook',
+      COSH_SESSION_ID: 's1',
+      COSH_RUNTIME: 'cosh-hooks',
+      COSH_HOOKS_VERSION: VERSION,
+      COSH_WORKSPACE_PATH: '/work/project',
+      COSH_EXTENSION_PATH: '/opt/ext/x',
+      HOOK_SETTING: null,
+      PATH_IS_SET: true,
+    });
+  });
+});
