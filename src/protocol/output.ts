@@ -2,6 +2,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { Decision } from '../events/names.js';
 import { normalizeDecision } from './decision.js';
+import { excerpt } from './excerpt.js';
 
 /** What a hook may print on stdout (SPEC §4.3). Other top-level fields are ignored. */
 export const RawHookOutput = t.partial({
@@ -42,7 +43,8 @@ export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
   const raw = result.right;
   const decision = normalizeDecision(raw.decision);
   if (decision === undefined) {
-    const shown = typeof raw.decision === 'string' ? JSON.stringify(raw.decision) : typeName(raw.decision);
+    const shown =
+      typeof raw.decision === 'string' ? JSON.stringify(excerpt(raw.decision)) : typeName(raw.decision);
     return { ok: false, error: `decision: unknown value ${shown} (expected allow, block, ask or none)` };
   }
   return {
@@ -64,8 +66,7 @@ export const decodeHookStdout = (stdout: string): DecodedOutput => {
   try {
     value = JSON.parse(text);
   } catch {
-    const preview = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-    return { ok: false, error: `stdout is not JSON: ${JSON.stringify(preview)}` };
+    return { ok: false, error: `stdout is not JSON: ${JSON.stringify(excerpt(text))}` };
   }
   return decodeHookOutputValue(value);
 };

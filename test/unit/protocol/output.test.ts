@@ -82,7 +82,7 @@ describe('decodeHookStdout', () => {
     ['{"decision":"allow"', 'stdout is not JSON: "{\\"decision\\":\\"allow\\""'],
     [
       '{"decision":"allow"}\n{"decision":"block"}',
-      'stdout is not JSON: "{\\"decision\\":\\"allow\\"}\\n{\\"decision\\":\\"block\\"}"',
+      'stdout is not JSON: "{\\"decision\\":\\"allow\\"}…"',
     ],
     ['allow', 'stdout is not JSON: "allow"'],
   ])('%j is invalid output', (stdout, error) => {
