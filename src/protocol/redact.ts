@@ -354,9 +354,6 @@ const objectOf = (entries: readonly (readonly [string, unknown])[]): Record<stri
   return object;
 };
 
-const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * `value` redacted: in `keys` mode a secret-named key's value becomes `<redacted>`, and strings
  * get the text rules; in `text` mode (tool schemas) only the text rules apply, so a property named
