@@ -25,6 +25,7 @@ import {
 import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
 import { redactedEvent, redactResult } from '../src/protocol/redact.js';
+import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
 import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 
@@ -109,6 +110,9 @@ export const runHooks =
           const startedAt = deps.scheduler.now();
           return runHook(hook, hook.redact === false ? event : redactedEvent(event), deps).pipe(
             map(redactResult),
+            map((result) =>
+              event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, result) : result,
+            ),
             map((result): HookRun => ({
               hook,
               result,
