@@ -228,7 +228,7 @@ const RULES: readonly Rule[] = [
     name: 'authorization header',
     needle: /authorization/i,
     apply: replacing(
-      /\b((?:proxy-)?authorization["']?[ \t]{0,16}[:=][ \t]{0,16}["']?)(?:(bearer|basic|token|digest)[ \t]{1,16})?[^\s,;&"'<>]+/gi,
+      /\b((?:proxy-)?authorization["']?[ \t]{0,16}[:=][ \t]{0,16}["']?)(?:(bearer|basic|token|digest)[ \t]{1,16})?(?:<redacted>|[^\s,;&"'<>]+)/gi,
       (_match, prefix, scheme) => `${prefix ?? ''}${scheme === undefined ? '' : `${scheme} `}${REDACTED}`,
     ),
   },
