@@ -372,18 +372,28 @@ const redactTree = (value: unknown, mode: Mode, depth: number, special?: Special
     });
     return changed ? items : value;
   }
-  let changed = false;
-  const entries = Object.entries(value as Record<string, unknown>).map(([key, item]): [string, unknown] => {
+  const object = value as Readonly<Record<string, unknown>>;
+  let entries: [string, unknown][] | undefined;
+  let index = 0;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const item = object[key];
     const redacted =
       special !== undefined && Object.hasOwn(special, key)
         ? (special[key] as SpecialHandler)(item, depth + 1)
         : mode === 'keys' && isSecretKey(key)
           ? REDACTED
           : redactTree(item, mode, depth + 1);
-    if (redacted !== item) changed = true;
-    return [key, redacted];
-  });
-  return changed ? objectOf(entries) : value;
+    if (redacted !== item && entries === undefined) {
+      // First change: copy the keys before this one, then collect the rest.
+      entries = Object.keys(object)
+        .slice(0, index)
+        .map((earlier): [string, unknown] => [earlier, object[earlier]]);
+    }
+    entries?.push([key, redacted]);
+    index += 1;
+  }
+  return entries === undefined ? value : objectOf(entries);
 };
 
 type SpecialHandler = (value: unknown, depth: number) => unknown;
