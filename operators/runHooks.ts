@@ -24,6 +24,8 @@ import {
 } from '../src/exec/port.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
+import { redactedEvent, redactResult } from '../src/protocol/redact.js';
+import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
 import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 
@@ -86,6 +88,10 @@ const answerBy =
  * timeout, and emits a `HookRun` per hook as it finishes. A hook starts only after the previous one
  * finished; a failure is a value (outcome = failure kind), so the next hook still runs.
  *
+ * Secrets (SPEC §4.7): a hook receives the event redacted unless it sets `redact = false` (the
+ * redacted copy is made once per event, when the first hook that needs it starts), and every
+ * result is redacted before it counts: output, failure message, fail_closed reason.
+ *
  * ```
  * hooks:   (ab|)               a and b are hooks; b has timeout 3
  * a:       --A|                a answers at frame 2 (a's subscription: ^-!)
@@ -102,7 +108,11 @@ export const runHooks =
       concatMap((hook) =>
         defer(() => {
           const startedAt = deps.scheduler.now();
-          return runHook(hook, event, deps).pipe(
+          return runHook(hook, hook.redact === false ? event : redactedEvent(event), deps).pipe(
+            map(redactResult),
+            map((result) =>
+              event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, result) : result,
+            ),
             map((result): HookRun => ({
               hook,
               result,

@@ -11,6 +11,7 @@ import {
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
+  unredactedHooks,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
@@ -70,7 +71,8 @@ export const validateCommand = (flags: ConfigFlags & { readonly json?: boolean }
   const errors = errorsOf(loaded);
   const problems = errors.length + loaded.warnings.length;
   if (flags.json === true) {
-    const report = { ok: problems === 0, errors, warnings: loaded.warnings };
+    const unredacted = loaded.ok ? unredactedHooks(loaded.registry) : [];
+    const report = { ok: problems === 0, errors, warnings: loaded.warnings, unredacted };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const color = stdoutColor();

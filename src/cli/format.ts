@@ -62,8 +62,22 @@ export const formatValidationSummary = (
   const where = found?.sources.configFile ?? 'no config file';
   const extensions = found?.sources.extensions.length ?? 0;
   const hooks = found === undefined ? 0 : hookCount(found.registry);
-  return `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}`;
+  const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}`;
+  const raw = found === undefined ? [] : unredactedHooks(found.registry);
+  if (raw.length === 0) return summary;
+  const names = raw.map((hook) => `${hook.event} ${hook.name} (${hook.source})`).join(', ');
+  return `${summary}\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${names}`;
 };
+
+/** Hooks that receive the event with secrets unredacted (`redact = false`), for `validate`. */
+export const unredactedHooks = (
+  registry: Registry,
+): { readonly event: EventName; readonly name: string; readonly source: string }[] =>
+  EVENT_NAMES.flatMap((event) =>
+    registry[event]
+      .filter((hook) => hook.redact === false)
+      .map((hook) => ({ event, name: hook.name, source: hook.source })),
+  );
 
 const matcherOf = (event: EventName, hook: Hook): string => {
   if (!TOOL_EVENTS.includes(event))
@@ -79,6 +93,7 @@ export interface ListedHook {
   readonly matcher: string | null;
   readonly timeout: number;
   readonly fail_closed: boolean;
+  readonly redact: boolean;
   readonly enabled: boolean;
   readonly description?: string;
   readonly extension_path?: string;
@@ -91,6 +106,7 @@ const listed = (hook: Hook): ListedHook => ({
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
+  redact: hook.redact !== false,
   enabled: hook.enabled,
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
@@ -120,7 +136,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     if (chain.length === 0) continue;
     out.push('', p.bold(event));
     const rows = [
-      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'enabled'],
+      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled'],
       ...chain.map((hook, i) => [
         String(i + 1),
         hook.name,
@@ -128,11 +144,16 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         matcherOf(event, hook),
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
+        hook.redact === false ? 'no' : 'yes',
         hook.enabled ? 'yes' : 'no',
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>
-      row === 0 ? p.dim(cell) : column === 6 && cell.trim() === 'no' ? p.yellow(cell) : cell,
+      row === 0
+        ? p.dim(cell)
+        : (column === 6 || column === 7) && cell.trim() === 'no'
+          ? p.yellow(cell)
+          : cell,
     );
     table.forEach((line, i) => {
       out.push(`  ${line}`);

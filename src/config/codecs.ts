@@ -180,6 +180,9 @@ export const CONFIG_HOOK_KEYS = [
   'fail_closed',
   'env',
   'description',
+  'redact',
+  'fail_open',
+  'sequential',
 ] as const;
 
 /** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
@@ -192,6 +195,11 @@ export const ConfigHook = object('a hook table', {
     fail_closed: ABoolean,
     env: Env,
     description: AString,
+    redact: ABoolean,
+    // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
+    // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
+    fail_open: ABoolean,
+    sequential: ABoolean,
   },
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
@@ -227,6 +235,8 @@ export const ManifestCommandHook = object('an object', {
     timeout: TimeoutMs,
     env: Env,
     fail_closed: ABoolean,
+    fail_open: ABoolean,
+    redact: ABoolean,
   },
 });
 export type ManifestCommandHook = t.TypeOf<typeof ManifestCommandHook>;

@@ -5,7 +5,14 @@ import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
 import { ConfigFile, isRecord } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
-import { ignoredMatcher, issuesOf, unnamedHook, type ConfigProblem, type Issue } from './problems.js';
+import {
+  failModeConflict,
+  ignoredMatcher,
+  issuesOf,
+  unnamedHook,
+  type ConfigProblem,
+  type Issue,
+} from './problems.js';
 
 /** Hooks of the config file per event, in file order; all enabled until state is applied. */
 export type HooksByEvent = Readonly<Record<EventName, readonly CommandHook[]>>;
@@ -52,6 +59,19 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
   return issues;
 };
 
+/** Hook tables that set `fail_closed` and `fail_open` to opposite meanings: errors. */
+const failModeConflicts = (document: Record<string, unknown>): Issue[] => {
+  const section = document.hooks;
+  if (!isRecord(section)) return [];
+  return Object.entries(section).flatMap(([event, tables]) =>
+    isEventName(event) && Array.isArray(tables)
+      ? tables.flatMap((table: unknown, index) =>
+          isRecord(table) ? failModeConflict(table, ['hooks', event, index]) : [],
+        )
+      : [],
+  );
+};
+
 /**
  * Validates the text of a config file (SPEC §2) and resolves its hooks. Pure: `file` only names
  * the source in problems. Every problem is reported, each with the line found by re-scanning the
@@ -69,8 +89,10 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   const locate = problemLocator(file, () => tomlLocations(text));
   const warnings = warningIssues(document).map(locate);
   const decoded = ConfigFile.decode(document);
-  if (isLeft(decoded)) {
-    return { ...empty, errors: issuesOf(decoded.left, [], 'toml').map(locate), warnings };
+  const conflicts = failModeConflicts(document);
+  if (isLeft(decoded) || conflicts.length > 0) {
+    const issues = isLeft(decoded) ? issuesOf(decoded.left, [], 'toml') : [];
+    return { ...empty, errors: [...issues, ...conflicts].map(locate), warnings };
   }
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();

@@ -2,10 +2,18 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandHookOf } from '../registry/define.js';
-import { isRecord, Manifest, ManifestCommandHook, ManifestGroup, ManifestGroups } from './codecs.js';
+import {
+  ENV_NAME,
+  isRecord,
+  Manifest,
+  ManifestCommandHook,
+  ManifestGroup,
+  ManifestGroups,
+} from './codecs.js';
 import { isUnnamed, noHooks, type HooksByEvent } from './config-file.js';
 import { jsonLocations, lineAndColumn, problemLocator } from './locate.js';
 import {
+  failModeConflict,
   ignoredMatcher,
   issuesOf,
   unnamedHook,
@@ -86,6 +94,24 @@ class ManifestWalk {
     );
   }
 
+  /**
+   * An `env` entry whose name cannot be a variable is dropped with a warning, as cosh-core does:
+   * refusing the whole extension for it would turn its guards off.
+   */
+  withValidEnvNames(raw: Readonly<Record<string, unknown>>, at: readonly Segment[]): Record<string, unknown> {
+    const env = raw.env;
+    if (!isRecord(env)) return raw;
+    const invalid = Object.keys(env).filter((name) => !ENV_NAME.test(name));
+    if (invalid.length === 0) return raw;
+    for (const name of invalid) {
+      this.warnings.push({
+        path: [...at, 'env', name],
+        message: `invalid environment variable name ${JSON.stringify(name)} (expected [A-Za-z_][A-Za-z0-9_]*); entry dropped`,
+      });
+    }
+    return { ...raw, env: Object.fromEntries(Object.entries(env).filter(([name]) => ENV_NAME.test(name))) };
+  }
+
   entry(event: EventName, raw: unknown, matcher: RegExp | undefined, at: readonly Segment[]): void {
     if (!isRecord(raw)) return; // already reported by the group codec
     if (raw.type !== 'command') {
@@ -100,12 +126,14 @@ class ManifestWalk {
       });
       return;
     }
-    const hook = this.check(ManifestCommandHook, raw, at);
+    const hook = this.check(ManifestCommandHook, this.withValidEnvNames(raw, at), at);
+    const conflicts = failModeConflict(raw, at);
+    this.errors.push(...conflicts);
     if (isUnnamed(raw.name)) {
       this.warnings.push(unnamedHook(at));
       return;
     }
-    if (hook === undefined) return;
+    if (hook === undefined || conflicts.length > 0) return;
     const env = Object.fromEntries(
       Object.entries(hook.env ?? {}).map(([name, value]) => [name, substitute(value, this.variables)]),
     );

@@ -99,3 +99,22 @@ export const ignoredMatcher = (event: EventName, path: readonly Segment[]): Issu
   path,
   message: `ignored: ${event} has no tool name to match (matchers apply to ${TOOL_EVENTS.join(', ')})`,
 });
+
+/**
+ * Error: `fail_closed` and cosh-core's `fail_open` both set, saying opposite things
+ * (`fail_closed = true` with `fail_open = true`). Either alone is fine; both agreeing is fine.
+ */
+export const failModeConflict = (
+  table: Readonly<Record<string, unknown>>,
+  path: readonly Segment[],
+): Issue[] =>
+  typeof table.fail_closed === 'boolean' &&
+  typeof table.fail_open === 'boolean' &&
+  table.fail_closed === table.fail_open
+    ? [
+        {
+          path: [...path, 'fail_open'],
+          message: `contradicts fail_closed = ${String(table.fail_closed)} (fail_open is its opposite; keep one of the two)`,
+        },
+      ]
+    : [];

@@ -1,5 +1,6 @@
 import { firstNonBlankLine } from '../protocol/effective.js';
 import { decodeHookStdout } from '../protocol/output.js';
+import { redactText } from '../protocol/redact.js';
 import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
 
 /** How a hook process ended, as the operating system reported it. */
@@ -28,9 +29,13 @@ export interface ProcessOutcome {
 
 const MESSAGE_LINE_MAX = 200;
 
-/** The first non-blank stderr line, shortened so a notification stays one readable line. */
+/**
+ * The first non-blank stderr line, shortened so a notification stays one readable line; secrets
+ * are redacted before the cut, so none is left half visible (SPEC §4.7).
+ */
 const firstLine = (text: string): string | undefined => {
-  const line = firstNonBlankLine(text);
+  const found = firstNonBlankLine(text);
+  const line = found === undefined ? undefined : redactText(found);
   return line === undefined || line.length <= MESSAGE_LINE_MAX ? line : `${line.slice(0, MESSAGE_LINE_MAX)}…`;
 };
 

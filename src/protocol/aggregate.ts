@@ -57,7 +57,14 @@ const withoutContext = (specific: Readonly<Record<string, unknown>>): Readonly<R
 const reportOf = (run: HookRun): HookReport => {
   const { result } = run;
   const base = { name: run.hook.name, source: run.hook.source, duration_ms: run.durationMs };
-  if (result.outcome === 'ok') return { ...base, decision: result.output.decision, outcome: 'ok' };
+  if (result.outcome === 'ok') {
+    return {
+      ...base,
+      decision: result.output.decision,
+      outcome: 'ok',
+      ...(result.note !== undefined && { message: result.note }),
+    };
+  }
   return {
     ...base,
     ...(run.effective.decision === 'block' && { decision: 'block' as const }),

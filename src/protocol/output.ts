@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import { describeJsonProblem, describeThrown, jsonProblemOf } from '../events/untrusted.js';
 import type { Decision } from '../events/names.js';
 import { normalizeDecision } from './decision.js';
+import { excerpt } from './excerpt.js';
 
 /**
  * What a hook may print on stdout (SPEC §4.3). Both spellings of a key are accepted (cosh-core's
@@ -69,7 +70,8 @@ const decodeValue = (value: unknown): DecodedOutput => {
   const raw = result.right;
   const decision = normalizeDecision(raw.decision);
   if (decision === undefined) {
-    const shown = typeof raw.decision === 'string' ? JSON.stringify(raw.decision) : typeName(raw.decision);
+    const shown =
+      typeof raw.decision === 'string' ? JSON.stringify(excerpt(raw.decision)) : typeName(raw.decision);
     return { ok: false, error: `decision: unknown value ${shown} (expected allow, block, ask or none)` };
   }
   const systemMessage = raw.system_message ?? raw.systemMessage;
@@ -93,8 +95,7 @@ export const decodeHookStdout = (stdout: string): DecodedOutput => {
   try {
     value = JSON.parse(text);
   } catch {
-    const preview = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-    return { ok: false, error: `stdout is not JSON: ${JSON.stringify(preview)}` };
+    return { ok: false, error: `stdout is not JSON: ${JSON.stringify(excerpt(text))}` };
   }
   return decodeHookOutputValue(value);
 };

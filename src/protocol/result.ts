@@ -16,6 +16,8 @@ export type FailureKind = (typeof FAILURE_KINDS)[number];
 export interface HookSuccess {
   readonly outcome: 'ok';
   readonly output: HookOutput;
+  /** Why part of the output was refused (a BeforeModel tool rewrite); shown in the decision's report. */
+  readonly note?: string;
 }
 
 export interface HookFailure {

@@ -15,6 +15,8 @@ export type HookDefinition = {
   readonly timeout?: number;
   readonly matcher?: string | RegExp;
   readonly fail_closed?: boolean;
+  /** Default true: the hook sees the event with secrets redacted (SPEC §4.7). */
+  readonly redact?: boolean;
   readonly description?: string;
   readonly enabled?: boolean;
 } & (
@@ -48,16 +50,20 @@ interface HookFields {
   readonly timeout?: number | undefined;
   readonly matcher?: RegExp | undefined;
   readonly fail_closed?: boolean | undefined;
+  /** `fail_open` as written in cosh-core configs: the opposite of `fail_closed`. */
+  readonly fail_open?: boolean | undefined;
+  readonly redact?: boolean | undefined;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
 }
 
-/** Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, enabled. */
+/** Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, redacted, enabled. */
 const hookBaseOf = (fields: HookFields, source: string): HookBase => ({
   name: fields.name,
   source,
   timeoutMs: fields.timeout ?? DEFAULT_TIMEOUT_MS,
-  failClosed: fields.fail_closed ?? false,
+  failClosed: fields.fail_closed ?? (fields.fail_open === undefined ? false : !fields.fail_open),
+  redact: fields.redact ?? true,
   enabled: fields.enabled ?? true,
   ...(fields.matcher !== undefined && { matcher: fields.matcher }),
   ...(fields.description !== undefined && { description: fields.description }),

@@ -10,6 +10,11 @@ export interface HookBase {
   readonly source: string;
   readonly timeoutMs: number;
   readonly failClosed: boolean;
+  /**
+   * Whether the hook receives the event with its secrets redacted (SPEC §4.7). Absent = true;
+   * `false` is for a scanner that must see raw values. Its output is redacted either way.
+   */
+  readonly redact?: boolean;
   /** Tested against `tool_name` on tool events; absent = every tool (SPEC §4.1). */
   readonly matcher?: RegExp;
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */

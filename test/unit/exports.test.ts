@@ -13,6 +13,8 @@ describe('package entry points', () => {
       'decodeEvent',
       'aggregate',
       'JsonLine',
+      'redactText',
+      'redactJson',
     ]) {
       expect(typeof (root as Record<string, unknown>)[name], name).toBe('function');
     }

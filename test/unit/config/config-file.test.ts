@@ -41,6 +41,7 @@ describe('decodeConfigText: valid files', () => {
         env: { TEAM: 'platform' },
         timeoutMs: 7000,
         failClosed: true,
+        redact: true,
         enabled: true,
         matcher: /^(shell|run_shell_command)$/,
         description: 'blocks rm -rf',
@@ -59,6 +60,7 @@ describe('decodeConfigText: valid files', () => {
         env: {},
         timeoutMs: 5000,
         failClosed: false,
+        redact: true,
         enabled: true,
       },
     ]);
@@ -291,7 +293,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].failClosed',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description); did you mean fail_closed?',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, redact, fail_open, sequential); did you mean fail_closed?',
       },
     ],
     [
@@ -300,7 +302,8 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
       {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
-        message: 'unknown key (expected name, command, timeout, matcher, fail_closed, env, description)',
+        message:
+          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, redact, fail_open, sequential)',
       },
     ],
     [
@@ -389,6 +392,52 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
     ).toEqual([{ line: 4, message: expect.stringMatching(/^invalid TOML \(column \d+\): \S/) }]);
     expect(errorsOf(toml('[hooks]', 'x = 1', '[hooks]'))).toEqual([
       { line: 3, message: expect.stringMatching(/^invalid TOML \(column \d+\): .*already defined/) },
+    ]);
+  });
+});
+
+describe('decodeConfigText: cosh-core keys and redact (docs/cosh-core.md)', () => {
+  const one = (...lines: string[]) =>
+    decodeConfigText(toml('[[hooks.PreToolUse]]', 'name = "h"', 'command = "x"', ...lines), FILE);
+
+  it.each([
+    [['fail_open = false'], true],
+    [['fail_open = true'], false],
+    [['fail_open = false', 'fail_closed = true'], true],
+    [['sequential = true'], false],
+    [['sequential = false'], false],
+  ])('%j loads with fail_closed = %s', (lines, failClosed) => {
+    const result = one(...lines);
+    expect(result.errors).toEqual([]);
+    expect(result.warnings).toEqual([]);
+    expect(result.hooks.PreToolUse.map((hook) => hook.failClosed)).toEqual([failClosed]);
+  });
+
+  it('fail_open contradicting fail_closed is an error naming the line', () => {
+    expect(
+      errorsOf(
+        toml(
+          '[[hooks.PreToolUse]]',
+          'name = "h"',
+          'command = "x"',
+          'fail_closed = false',
+          'fail_open = false',
+        ),
+      ),
+    ).toEqual([
+      {
+        line: 5,
+        path: 'hooks.PreToolUse[0].fail_open',
+        message: 'contradicts fail_closed = false (fail_open is its opposite; keep one of the two)',
+      },
+    ]);
+  });
+
+  it('redact = false is kept; absent means true; a non-boolean is an error', () => {
+    expect(one('redact = false').hooks.PreToolUse.map((hook) => hook.redact)).toEqual([false]);
+    expect(one().hooks.PreToolUse.map((hook) => hook.redact)).toEqual([true]);
+    expect(errorsOf(toml('[[hooks.PreToolUse]]', 'name = "h"', 'command = "x"', 'redact = "no"'))).toEqual([
+      { line: 4, path: 'hooks.PreToolUse[0].redact', message: 'expected true or false, got "no"' },
     ]);
   });
 });

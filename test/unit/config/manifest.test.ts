@@ -76,6 +76,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         env: { AGENT_SEC_MODE: 'enforce', AGENT_SEC_HOME: `${path}/data` },
         timeoutMs: 5000,
         failClosed: false,
+        redact: true,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -90,6 +91,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         env: {},
         timeoutMs: 3000,
         failClosed: false,
+        redact: true,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -104,6 +106,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         env: {},
         timeoutMs: 10000,
         failClosed: true,
+        redact: true,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -215,6 +218,76 @@ describe('decodeManifestText: warnings (the extension still loads)', () => {
   });
 });
 
+describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
+  it('drops an env entry whose name is not a variable name, with a warning; the hook still loads', () => {
+    const result = decode(
+      oneHook({ type: 'command', name: 'a', command: 'x', env: { 'MY-VAR': '1', OK: '2' } }),
+    );
+    expect(withoutFile(result.warnings)).toEqual([
+      {
+        line: 12,
+        path: 'hooks.PreToolUse[0].hooks[0].env.MY-VAR',
+        message:
+          'invalid environment variable name "MY-VAR" (expected [A-Za-z_][A-Za-z0-9_]*); entry dropped',
+      },
+    ]);
+    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => hook.env)).toEqual([{ OK: '2' }]);
+  });
+
+  it.each([
+    [{ fail_open: false }, true],
+    [{ fail_open: true }, false],
+    [{ fail_open: true, fail_closed: false }, false],
+    [{}, false],
+  ])('fail_open %j: fail_closed is %s', (keys, failClosed) => {
+    const result = decode(oneHook({ type: 'command', name: 'a', command: 'x', ...keys }));
+    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => hook.failClosed)).toEqual([
+      failClosed,
+    ]);
+  });
+
+  it('fail_open that contradicts fail_closed is an error', () => {
+    const result = decode(
+      oneHook({ type: 'command', name: 'a', command: 'x', fail_closed: true, fail_open: true }),
+    );
+    expect(result.ok).toBe(false);
+    expect(!result.ok && withoutFile(result.errors)).toEqual([
+      {
+        line: 12,
+        path: 'hooks.PreToolUse[0].hooks[0].fail_open',
+        message: 'contradicts fail_closed = true (fail_open is its opposite; keep one of the two)',
+      },
+    ]);
+  });
+
+  it('redact defaults to true; redact = false is kept', () => {
+    const result = decode({
+      name: 'x',
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', name: 'a', command: 'x' },
+              { type: 'command', name: 'b', command: 'x', redact: false },
+            ],
+          },
+        ],
+      },
+    });
+    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => [hook.name, hook.redact])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
+  });
+
+  it('redact must be a boolean', () => {
+    const result = decode(oneHook({ type: 'command', name: 'a', command: 'x', redact: 'no' }));
+    expect(!result.ok && withoutFile(result.errors)).toEqual([
+      { line: 11, path: 'hooks.PreToolUse[0].hooks[0].redact', message: 'expected true or false, got "no"' },
+    ]);
+  });
+});
+
 describe('decodeManifestText: errors (the extension is not loaded)', () => {
   it.each([
     [
@@ -298,15 +371,6 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
       'env value not a string',
       oneHook({ type: 'command', name: 'a', command: 'x', env: { PORT: 8080 } }),
       { line: 12, path: 'hooks.PreToolUse[0].hooks[0].env.PORT', message: 'expected a string, got 8080' },
-    ],
-    [
-      'env name not a variable name',
-      oneHook({ type: 'command', name: 'a', command: 'x', env: { 'MY-VAR': '1' } }),
-      {
-        line: 12,
-        path: 'hooks.PreToolUse[0].hooks[0].env.MY-VAR',
-        message: 'invalid environment variable name "MY-VAR" (expected [A-Za-z_][A-Za-z0-9_]*)',
-      },
     ],
     [
       'fail_closed as a string',

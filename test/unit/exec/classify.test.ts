@@ -97,8 +97,7 @@ describe('classifyProcess', () => {
       outcome(exited(0), { stdout: '{"decision":"allow"}\n{"decision":"block"}' }),
       {
         outcome: 'invalid_output',
-        message:
-          'invalid output: stdout is not JSON: "{\\"decision\\":\\"allow\\"}\\n{\\"decision\\":\\"block\\"}"',
+        message: 'invalid output: stdout is not JSON: "{\\"decision\\":\\"allow\\"}…"',
         exitCode: 0,
       },
     ],

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from './helpers.js';
+
+/** Secret redaction as a host sees it (SPEC §4.7), through the built binary. */
+
+const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+const BEARER = 'abc123def456ghi789';
+const box = sandbox('');
+box.write(
+  'config.toml',
+  [
+    '[[hooks.PreToolUse]]',
+    'name = "env-dumper"',
+    'matcher = "^dump_stdout$"',
+    'command = "echo \\"ZZZ_API_KEY=$ZZZ_API_KEY\\"; env"',
+    `env = { ZZZ_API_KEY = "sk-live0123456789abcdef", GITHUB_TOKEN = "${TOKEN}" }`,
+    '',
+    '[[hooks.PreToolUse]]',
+    'name = "stderr-dumper"',
+    'matcher = "^dump_stderr$"',
+    'command = "echo \\"DB_PASSWORD=$DB_PASSWORD\\" >&2; env >&2; exit 3"',
+    'env = { DB_PASSWORD = "hunter2-very-secret" }',
+    'fail_closed = true',
+    '',
+    hookTable('PreToolUse', {
+      name: 'recorder',
+      matcher: '^curl$',
+      command: `cat > '${box.path('redacted.json')}'`,
+    }),
+    hookTable('PreToolUse', {
+      name: 'scanner',
+      matcher: '^curl$',
+      command: `cat > '${box.path('raw.json')}'`,
+      redact: false,
+    }),
+    hookTable('PreToolUse', {
+      name: 'leaky-guard',
+      matcher: '^leak$',
+      command: prints({
+        decision: 'block',
+        reason: `the command holds ${TOKEN}`,
+        systemMessage: `Bearer ${BEARER}`,
+      }),
+    }),
+  ].join('\n'),
+);
+afterAll(() => box.remove());
+
+const event = (tool: string, command = 'x') => ({
+  hook_event_name: 'PreToolUse',
+  session_id: 's',
+  tool_use_id: 't',
+  tool_name: tool,
+  tool_input: { command },
+});
+
+describe('cosh-hooks run: secrets never leave through a hook', () => {
+  it('a hook that prints its environment and fails: the notification quotes one line, redacted', async () => {
+    const result = await cli(['run', ...box.flags], { input: jsonl(event('dump_stdout')) });
+    const [notification, decision] = jsonLines(result.stdout);
+    expect(notification).toEqual({
+      type: 'stream_event',
+      event: {
+        subtype: 'hook_notification',
+        hook_name: 'env-dumper',
+        message: 'invalid output: stdout is not JSON: "ZZZ_API_KEY=<redacted>…"',
+        decision: 'error',
+        hook_event_name: 'PreToolUse',
+        tool_use_id: 't',
+        session_id: 's',
+      },
+    });
+    expect(result.stdout).not.toContain('sk-live');
+    expect(result.stdout).not.toContain(TOKEN);
+    expect(decision).toMatchObject({ decision: 'none' });
+  });
+
+  it('a fail_closed hook that prints a secret on stderr: the block reason and the message are redacted', async () => {
+    const result = await cli(['run', ...box.flags], { input: jsonl(event('dump_stderr')) });
+    const [notification, decision] = jsonLines(result.stdout).map(withoutTimes);
+    expect(notification).toMatchObject({
+      event: { message: 'exited with code 3: DB_PASSWORD=<redacted>', decision: 'error' },
+    });
+    expect(decision).toEqual({
+      type: 'hook_decision',
+      seq: 1,
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_use_id: 't',
+      decision: 'block',
+      reason: 'DB_PASSWORD=<redacted>',
+      hooks: [
+        {
+          name: 'stderr-dumper',
+          source: 'config',
+          decision: 'block',
+          outcome: 'exit',
+          message: 'exited with code 3: DB_PASSWORD=<redacted>',
+        },
+      ],
+    });
+    expect(result.stdout).not.toContain('hunter2');
+  });
+
+  it('an Authorization header in tool_input reaches a hook redacted, and raw with redact = false', async () => {
+    const command = `curl -H 'Authorization: Bearer ${BEARER}' https://api.example/v1`;
+    const result = await cli(['run', ...box.flags], { input: jsonl(event('curl', command)) });
+    expect(jsonLines(result.stdout).map((line) => line['decision'])).toEqual(['none']);
+    const redacted = JSON.parse(readFileSync(box.path('redacted.json'), 'utf8')) as Record<string, unknown>;
+    const raw = JSON.parse(readFileSync(box.path('raw.json'), 'utf8')) as Record<string, unknown>;
+    expect(redacted['tool_input']).toEqual({
+      command: "curl -H 'Authorization: Bearer <redacted>' https://api.example/v1",
+    });
+    expect(raw['tool_input']).toEqual({ command });
+    expect({ ...redacted, tool_input: null }).toEqual({ ...raw, tool_input: null });
+  });
+
+  it("a hook's reason and systemMessage holding tokens: redacted in the notification and the decision", async () => {
+    const result = await cli(['run', ...box.flags], { input: jsonl(event('leak')) });
+    const [notification, decision] = jsonLines(result.stdout).map(withoutTimes);
+    expect(notification).toMatchObject({
+      event: { hook_name: 'leaky-guard', message: 'Bearer <redacted>', decision: 'block' },
+    });
+    expect(decision).toMatchObject({
+      decision: 'block',
+      reason: 'the command holds <redacted>',
+      systemMessage: 'Bearer <redacted>',
+    });
+    expect(result.stdout).not.toContain(BEARER);
+    expect(result.stdout).not.toContain(TOKEN);
+  });
+});
+
+describe('list and validate show redact', () => {
+  it('list --json has redact per hook; list shows the column', async () => {
+    const json = await cli(['list', ...box.flags, '--json']);
+    const events = (
+      JSON.parse(json.stdout) as { events: Record<string, { name: string; redact: boolean }[]> }
+    ).events;
+    expect(events['PreToolUse']?.map((hook) => [hook.name, hook.redact])).toEqual([
+      ['env-dumper', true],
+      ['stderr-dumper', true],
+      ['recorder', true],
+      ['scanner', false],
+      ['leaky-guard', true],
+    ]);
+    const text = await cli(['list', ...box.flags]);
+    expect(text.stdout).toMatch(/fail_closed\s+redact\s+enabled/);
+    expect(text.stdout).toMatch(/scanner\s+config\s+\^curl\$\s+5000 ms\s+no\s+no\s+yes/);
+  });
+
+  it('validate names the hooks that see secrets unredacted', async () => {
+    const text = await cli(['validate', ...box.flags]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'redact = false: these hooks see secrets unredacted: PreToolUse scanner (config)',
+    );
+    const json = await cli(['validate', ...box.flags, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: true,
+      unredacted: [{ event: 'PreToolUse', name: 'scanner', source: 'config' }],
+    });
+  });
+});

@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import { excerpt } from '../../../src/protocol/excerpt.js';
+import {
+  isSecretKey,
+  MAX_REDACTION_DEPTH,
+  REDACTED,
+  redactedEvent,
+  redactJson,
+  redactResult,
+  redactText,
+} from '../../../src/protocol/redact.js';
+import { failure, success } from '../../../src/protocol/result.js';
+
+const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+
+describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () => {
+  it.each([
+    [
+      'Authorization header',
+      `curl -H 'Authorization: Bearer abc123def456' https://api.example`,
+      `curl -H 'Authorization: Bearer <redacted>' https://api.example`,
+    ],
+    ['Authorization, no scheme', 'authorization=opaque-value&x=1', 'authorization=<redacted>&x=1'],
+    [
+      'Authorization in JSON text',
+      '{"Authorization": "Basic dXNlcjpwYXNz"}',
+      '{"Authorization": "Basic <redacted>"}',
+    ],
+    ['Bearer alone', 'token is Bearer abc.def-ghi', 'token is Bearer <redacted>'],
+    ['Cookie header', `curl -H 'Cookie: session=abc; id=1' x`, `curl -H 'Cookie: <redacted>' x`],
+    ['Set-Cookie line', 'Set-Cookie: sid=xyz; HttpOnly\nnext', 'Set-Cookie: <redacted>\nnext'],
+    ['OpenAI key', 'key sk-proj-abcdefghij1234 used', 'key <redacted> used'],
+    ['Stripe live key', 'sk_live_abcdefghij12', '<redacted>'],
+    ['GitLab token', 'glpat-abcdefghij12', '<redacted>'],
+    ['Google API key', 'AIzaSyA-abcdefghijklmnopqrstu', '<redacted>'],
+    ['Slack token', 'xoxb-1234567890-abc', '<redacted>'],
+    ['npm token', 'npm_abcdefghijklmnopqrstuvwxyz', '<redacted>'],
+    ['Hugging Face token', 'hf_abcdefghijklmnopqrstuvwxyz', '<redacted>'],
+    ['AWS access key', 'id AKIA1234567890ABCDEF end', 'id AKIA<redacted> end'],
+    ['AWS session key', 'ASIA1234567890ABCDEF', 'ASIA<redacted>'],
+    ['Alibaba Cloud key', 'LTAI5tExampleAccessKey', '<redacted>'],
+    ['GitHub classic token', 'ghp_abcdefghijklmnopqrstuvwxyz123456', '<redacted>'],
+    ['GitHub fine-grained token', 'github_pat_11ABCDEFG0123456789_abcdefghij', '<redacted>'],
+    ['JWT', `id ${JWT}.`, 'id <redacted>.'],
+    ['--password value', 'mysql --password hunter2 -u root', 'mysql --password <redacted> -u root'],
+    ['--password=value', 'mysql --password=hunter2', 'mysql --password=<redacted>'],
+    ['--flag with a quoted value', `tool --api-key "a b \\" c" --v`, 'tool --api-key <redacted> --v'],
+    [
+      '--flag with a prefixed name',
+      'aws --aws-secret-access-key abc/def',
+      'aws --aws-secret-access-key <redacted>',
+    ],
+    ['KEY=value', 'export OPENAI_API_KEY=sk-x1', 'export OPENAI_API_KEY=<redacted>'],
+    [
+      'KEY=value, env dump',
+      'HOME=/root\nDATABASE_PASSWORD=hunter2\nPATH=/bin',
+      'HOME=/root\nDATABASE_PASSWORD=<redacted>\nPATH=/bin',
+    ],
+    ['key: value', 'password: hunter2', 'password: <redacted>'],
+    ['key in JSON text', '{"api_key": "abc def", "user": "bob"}', '{"api_key": <redacted>, "user": "bob"}'],
+    ['single-quoted value', "secret='a b c' rest", 'secret=<redacted> rest'],
+    ['unclosed quote: to the end', 'token="abc def', 'token=<redacted>'],
+    [
+      'URL password',
+      'git clone https://bob:s3cret@example.com/r.git',
+      'git clone https://bob:<redacted>@example.com/r.git',
+    ],
+    ['URL password, other scheme', 'postgres://app:pw@db:5432/x', 'postgres://app:<redacted>@db:5432/x'],
+    [
+      'PEM block',
+      'a\n-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\nb',
+      'a\n<redacted private key block>\nb',
+    ],
+    ['PEM block without END', 'a -----BEGIN PRIVATE KEY-----\nMIIB...', 'a <redacted private key block>'],
+    [
+      'PEM block then more text',
+      "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' --token t1",
+      "<redacted private key block>' --token <redacted>",
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(redactText(input)).toBe(expected);
+  });
+
+  it.each([
+    ['plain command', 'ls -la /tmp && git status'],
+    ['URL without a password', 'https://example.com/a?b=c'],
+    ['URL with a user only', 'ssh://git@github.com/x'],
+    ['max_tokens is no token', 'max_tokens: 100'],
+    ['--token-file names a file', 'gh --token-file /etc/t'],
+    ['short sk- word', 'sk-short'],
+    ['three parts too short for a JWT', 'eyJa.bb.cc'],
+    ['public key block', '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----'],
+    ['already redacted', 'password=<redacted> Bearer <redacted>'],
+  ])('leaves %s alone', (_name, input) => {
+    expect(redactText(input)).toBe(input);
+  });
+
+  it('returns the very same string when there is nothing to redact', () => {
+    const text = 'echo hello world';
+    expect(redactText(text)).toBe(text);
+  });
+});
+
+describe('isSecretKey', () => {
+  it.each([
+    'password',
+    'Passwd',
+    'passphrase',
+    'token',
+    'access_token',
+    'refreshToken',
+    'id-token',
+    'secret',
+    'client_secret',
+    'api_key',
+    'apiKey',
+    'X-API-Key',
+    'access_key_id',
+    'AWS_SECRET_ACCESS_KEY',
+    'OPENAI_API_KEY',
+    'github_token',
+    'Authorization',
+    'Proxy-Authorization',
+    'cookie',
+    'Set-Cookie',
+    'credential',
+    'credentials',
+    'private_key',
+    'DATABASE_PASSWORD',
+    'webhook_secret',
+  ])('%s is secret', (key) => {
+    expect(isSecretKey(key)).toBe(true);
+  });
+
+  it.each([
+    'name',
+    'command',
+    'max_tokens',
+    'tokens',
+    'keyboard',
+    'monkey',
+    'author',
+    'key',
+    'session_id',
+    'tool_input',
+  ])('%s is not', (key) => {
+    expect(isSecretKey(key)).toBe(false);
+  });
+});
+
+describe('redactJson', () => {
+  it('replaces secret-named values whole and redacts text everywhere else', () => {
+    expect(
+      redactJson({
+        tool_input: {
+          command: 'curl --token t0ps3cret x',
+          headers: { Authorization: 'Bearer x', Accept: '*/*' },
+        },
+        env: [{ name: 'A', api_key: 12345 }],
+        nested: { credentials: { user: 'u', pass: 'p' } },
+      }),
+    ).toEqual({
+      tool_input: {
+        command: 'curl --token <redacted> x',
+        headers: { Authorization: REDACTED, Accept: '*/*' },
+      },
+      env: [{ name: 'A', api_key: REDACTED }],
+      nested: { credentials: REDACTED },
+    });
+  });
+
+  it('gives tool schemas (llm_request.config.tools, llm_request.tools) the text rules only', () => {
+    const tool = {
+      name: 'login',
+      description: 'Logs in. Example: --password hunter2',
+      parameters: { type: 'object', properties: { token: { type: 'string' }, password: { type: 'string' } } },
+    };
+    const event = {
+      hook_event_name: 'BeforeModel',
+      llm_request: { model: 'm', api_key: 'k', config: { tools: [tool], secret: 's' }, tools: [tool] },
+    };
+    const expectedTool = { ...tool, description: 'Logs in. Example: --password <redacted>' };
+    expect(redactJson(event)).toEqual({
+      hook_event_name: 'BeforeModel',
+      llm_request: {
+        model: 'm',
+        api_key: REDACTED,
+        config: { tools: [expectedTool], secret: REDACTED },
+        tools: [expectedTool],
+      },
+    });
+  });
+
+  it('keys elsewhere named tools are redacted as usual', () => {
+    expect(redactJson({ tool_input: { tools: [{ token: 'x' }] } })).toEqual({
+      tool_input: { tools: [{ token: REDACTED }] },
+    });
+  });
+
+  it('copies on write: untouched subtrees are the same objects, the input is never mutated', () => {
+    const clean = { a: [1, 'two', { three: true }] };
+    const input = { clean, dirty: { password: 'x' } };
+    const output = redactJson(input);
+    expect(output.clean).toBe(clean);
+    expect(input.dirty.password).toBe('x');
+    const none = { a: 'b', c: [1, 2] };
+    expect(redactJson(none)).toBe(none);
+  });
+
+  it('keeps __proto__ and constructor as ordinary keys', () => {
+    const input = JSON.parse('{"__proto__": {"token": "x"}, "constructor": "sk-abcdefghijkl"}') as Record<
+      string,
+      unknown
+    >;
+    const output = redactJson(input);
+    expect(Object.getPrototypeOf(output)).toBe(Object.prototype);
+    expect(JSON.stringify(output)).toBe('{"__proto__":{"token":"<redacted>"},"constructor":"<redacted>"}');
+  });
+
+  it(`replaces what is nested deeper than ${MAX_REDACTION_DEPTH} levels whole, without recursing further`, () => {
+    let deep: unknown = 'Bearer abc';
+    for (let i = 0; i < 100_000; i += 1) deep = [deep];
+    const output = redactJson({ deep });
+    let cursor: unknown = (output as { deep: unknown }).deep;
+    let depth = 1;
+    while (Array.isArray(cursor)) {
+      cursor = cursor[0];
+      depth += 1;
+    }
+    expect(cursor).toBe(REDACTED);
+    expect(depth).toBe(MAX_REDACTION_DEPTH);
+  });
+});
+
+describe('redactedEvent', () => {
+  it('redacts once per event object and hands out the same copy', () => {
+    const event = { hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: 'my password: hunter2' };
+    const first = redactedEvent(event);
+    expect(first).toEqual({ ...event, prompt: 'my password: <redacted>' });
+    expect(redactedEvent(event)).toBe(first);
+  });
+});
+
+describe('redactResult', () => {
+  it('redacts reason, systemMessage and hookSpecificOutput of an answer', () => {
+    const result = success({
+      decision: 'block',
+      reason: 'found ghp_abcdefghijklmnopqrstuvwxyz123456 in the command',
+      systemMessage: 'Bearer abcdefgh',
+      hookSpecificOutput: { additional_context: 'api_key=xyz', tool_input: { token: 'raw' } },
+    });
+    expect(redactResult(result)).toEqual(
+      success({
+        decision: 'block',
+        reason: 'found <redacted> in the command',
+        systemMessage: 'Bearer <redacted>',
+        hookSpecificOutput: { additional_context: 'api_key=<redacted>', tool_input: { token: REDACTED } },
+      }),
+    );
+  });
+
+  it('redacts a failure message and the stderr a fail_closed reason comes from', () => {
+    expect(
+      redactResult(
+        failure('exit', 'exited with code 1: GITHUB_TOKEN=ghp_x', {
+          stderr: 'password=p\nmore',
+          exitCode: 1,
+        }),
+      ),
+    ).toEqual(
+      failure('exit', 'exited with code 1: GITHUB_TOKEN=<redacted>', {
+        stderr: 'password=<redacted>\nmore',
+        exitCode: 1,
+      }),
+    );
+  });
+
+  it('returns the same result when there is nothing to redact', () => {
+    const ok = success({ decision: 'allow', reason: 'fine' });
+    const failed = failure('timeout', 'timed out after 5 ms');
+    expect(redactResult(ok)).toBe(ok);
+    expect(redactResult(failed)).toBe(failed);
+  });
+});
+
+describe('excerpt (what a failure message quotes of stdout)', () => {
+  it.each([
+    ['one short line', 'not json', 'not json'],
+    [
+      'only the first line of an env dump, redacted',
+      'GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz\nHOME=/root\nAWS_SECRET=x',
+      'GITHUB_TOKEN=<redacted>…',
+    ],
+    [
+      'redacted before it is cut',
+      `${'x'.repeat(50)} Bearer ${'a'.repeat(40)}`,
+      `${'x'.repeat(50)} Bearer <r…`,
+    ],
+    ['blank lines skipped', '\n\n  hello  \n', 'hello'],
+  ])('%s', (_name, text, expected) => {
+    expect(excerpt(text)).toBe(expected);
+  });
+});
