@@ -1,5 +1,6 @@
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
+import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type CommandHook,
@@ -24,14 +25,13 @@ export type HookDefinition = {
 
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
 
-/** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
-export const matchesEveryTool = (matcher: string): boolean => matcher === '' || matcher === '*';
+export { matchesEveryTool } from './matcher.js';
 
 /** The declared fields every hook source shares (config table, manifest entry, code), matcher compiled. */
 interface HookFields {
   readonly name: string;
   readonly timeout?: number | undefined;
-  readonly matcher?: RegExp | undefined;
+  readonly matcher?: ToolMatcher | undefined;
   readonly fail_closed?: boolean | undefined;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
@@ -64,13 +64,19 @@ export const commandHookOf = (
   ...(fields.extensionPath !== undefined && { extensionPath: fields.extensionPath }),
 });
 
-const toMatcher = (matcher: string | RegExp | undefined): RegExp | undefined => {
-  if (matcher === undefined || (typeof matcher === 'string' && matchesEveryTool(matcher))) return undefined;
-  return typeof matcher === 'string' ? new RegExp(matcher) : matcher;
+/** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses throws, naming the hook. */
+const toMatcher = (definition: HookDefinition, event: EventName, index: number): ToolMatcher | undefined => {
+  const { matcher } = definition;
+  if (matcher === undefined) return undefined;
+  const compiled = typeof matcher === 'string' ? compileMatcher(matcher) : compileRegExpMatcher(matcher);
+  if (compiled.ok) return compiled.matcher;
+  throw new TypeError(
+    `defineHooks: ${event}[${index}] (${JSON.stringify(definition.name)}).matcher: ${compiled.message}`,
+  );
 };
 
-const toHook = (definition: HookDefinition, source: string): Hook => {
-  const fields = { ...definition, matcher: toMatcher(definition.matcher) };
+const toHook = (definition: HookDefinition, source: string, event: EventName, index: number): Hook => {
+  const fields = { ...definition, matcher: toMatcher(definition, event, index) };
   return 'run' in definition
     ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
     : commandHookOf({ ...fields, command: definition.command }, source);
@@ -78,8 +84,12 @@ const toHook = (definition: HookDefinition, source: string): Hook => {
 
 /**
  * Builds a registry from plain definitions, for hosts that register hooks in code. Function hooks
- * get the source `inline`. A string matcher that is not a valid regular expression throws here, at
- * definition time, never later in the stream.
+ * get the source `inline`. A matcher is RE2 syntax (SPEC §4.1): a string, or a RegExp whose
+ * source and `i`/`m`/`s` flags are compiled as RE2 (the RegExp itself never runs). One that RE2
+ * refuses (invalid, or needing backtracking) throws a TypeError here, at definition time, never
+ * later in the stream.
  */
 export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry =>
-  registryOf((name) => (definitions[name] ?? []).map((definition) => toHook(definition, source)));
+  registryOf((name) =>
+    (definitions[name] ?? []).map((definition, index) => toHook(definition, source, name, index)),
+  );
