@@ -15,7 +15,7 @@ import {
 import { toLoadOptions, type ConfigFlags } from './options.js';
 import { serve } from './serve.js';
 import { useColor } from './style.js';
-import { onInterrupt } from './terminal.js';
+import { onStopSignals } from './terminal.js';
 
 /** Exit statuses (SPEC §6): 2 is reserved for an invalid configuration. */
 export const EXIT = { ok: 0, failed: 1, invalidConfig: 2 } as const;
@@ -58,7 +58,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
-  onInterrupt(serving.stop);
+  onStopSignals(serving.stop);
   // The host closed its end (EPIPE): nobody reads the answers, so stop running hooks for them.
   process.stdout.on('error', () => serving.stop(EXIT.failed));
   return serving.done;
@@ -143,7 +143,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
 
   const dispatcher = createDispatcher(loaded.registry, defaultDeps(execaExecutor()));
   let interrupted: number | undefined;
-  onInterrupt((status) => {
+  onStopSignals((status) => {
     interrupted = status;
     dispatcher.close();
   });

@@ -6,6 +6,7 @@ import { failure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
+import { ownGroup, releaseGroup } from './groups.js';
 import type { HookExecutor } from './port.js';
 
 export interface ExecaExecutorOptions {
@@ -198,6 +199,7 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
       const finish = () => {
         if (settled || termination === undefined) return;
         settled = true;
+        if (child.pid !== undefined) releaseGroup(child.pid);
         // Our ends of the pipes are closed: a background process the hook left behind keeps running,
         // but holds nothing of the host open (it gets EPIPE/SIGPIPE if it writes to stdout later).
         release();
@@ -249,17 +251,26 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
         finish();
       }, ignore);
 
-      if (child.pid !== undefined) child.stdin.end(line);
+      if (child.pid !== undefined) {
+        ownGroup(child.pid);
+        child.stdin.end(line);
+      }
 
       return () => {
         if (settled) return;
         settled = true;
         release();
         const pgid = child.pid;
-        if (pgid !== undefined && signalGroup(pgid, 'SIGTERM')) {
+        if (pgid === undefined) return;
+        if (signalGroup(pgid, 'SIGTERM')) {
           // Kept referenced on purpose: a grandchild that ignores SIGTERM must still die even if the
           // host is about to exit. The hook process itself may be gone by now; its group is not.
-          setTimeout(() => signalGroup(pgid, 'SIGKILL'), settings.killGraceMs);
+          setTimeout(() => {
+            releaseGroup(pgid);
+            signalGroup(pgid, 'SIGKILL');
+          }, settings.killGraceMs);
+        } else {
+          releaseGroup(pgid);
         }
       };
     });
