@@ -59,8 +59,6 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
   onStopSignals(serving.stop);
-  // The host closed its end (EPIPE): nobody reads the answers, so stop running hooks for them.
-  process.stdout.on('error', () => serving.stop(EXIT.failed));
   return serving.done;
 };
 

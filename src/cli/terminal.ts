@@ -9,6 +9,29 @@ import { killOwnedGroupsNow } from '../exec/groups.js';
 /** Longest an ending process waits for what is still holding it before it exits anyway. */
 const FORCE_EXIT_MS = 3000;
 
+/** Set once stdout refused a write: the process then ends with status 1, whatever else it says. */
+let stdoutFailed = false;
+
+/**
+ * Watches stdout for a write that fails (the reader closed it: EPIPE; a full device: ENOSPC). What
+ * was printed is then incomplete, so the process must not end with 0 (SPEC §6): the failure is
+ * reported once on stderr and the exit status becomes 1. `onFailure` lets `run` stop its hooks,
+ * since nobody can read their answers.
+ */
+export const watchStdout = (onFailure: () => void = () => undefined): void => {
+  process.stdout.on('error', (error: Error) => {
+    if (!stdoutFailed) {
+      stdoutFailed = true;
+      process.stderr.write(`cosh-hooks: cannot write to stdout: ${error.message}; output is incomplete\n`);
+    }
+    process.exitCode = 1;
+    onFailure();
+  });
+};
+
+/** Whether a write to stdout failed (see `watchStdout`). */
+export const stdoutHasFailed = (): boolean => stdoutFailed;
+
 /**
  * Ends the process with `status` once it is idle, rather than with `process.exit`: queued stdout
  * is written first, and a cancelled hook's group still gets its SIGKILL (the executor keeps a
@@ -16,10 +39,11 @@ const FORCE_EXIT_MS = 3000;
  * it exits anyway after a short while, killing first whatever hook group is still owned.
  */
 export const exitWhenIdle = (status: number): void => {
-  process.exitCode = status;
+  const final = () => (stdoutFailed ? 1 : status);
+  process.exitCode = final();
   setTimeout(() => {
     killOwnedGroupsNow();
-    process.exit(status);
+    process.exit(final());
   }, FORCE_EXIT_MS).unref();
 };
 

@@ -155,7 +155,9 @@ describe('defineHooks matchers', () => {
     expect(() => defineHooks({ PreToolUse: [{ name: 'g', matcher: /(?=x)/, command: 'true' }] })).toThrow(
       /^defineHooks: PreToolUse\[0\] \("g"\)\.matcher: invalid regular expression "\(\?=x\)" \(RE2 syntax\)/,
     );
-    expect(() => defineHooks({ PreToolUse: [{ name: 'v', matcher: new RegExp('[a]', 'v'), command: 'true' }] })).toThrow(
+    expect(() =>
+      defineHooks({ PreToolUse: [{ name: 'v', matcher: new RegExp('[a]', 'v'), command: 'true' }] }),
+    ).toThrow(
       'defineHooks: PreToolUse[0] ("v").matcher: invalid regular expression /[a]/v: flag v has no RE2 form',
     );
   });
