@@ -11,6 +11,7 @@ import {
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
+  printableJson,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags } from './options.js';
 import { serve } from './serve.js';
@@ -69,7 +70,7 @@ export const validateCommand = (flags: ConfigFlags & { readonly json?: boolean }
   const problems = errors.length + loaded.warnings.length;
   if (flags.json === true) {
     const report = { ok: problems === 0, errors, warnings: loaded.warnings };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
   } else {
     const color = stdoutColor();
     const lines = formatProblemLines(errors.map(formatProblem), loaded.warnings.map(formatProblem), color);
@@ -87,7 +88,7 @@ export const listCommand = (flags: ConfigFlags & { readonly json?: boolean }): n
   if (!loaded.ok) return EXIT.invalidConfig;
   const text =
     flags.json === true
-      ? JSON.stringify(chainsToJson(loaded.registry, loaded.sources), null, 2)
+      ? printableJson(JSON.stringify(chainsToJson(loaded.registry, loaded.sources), null, 2))
       : formatChains(loaded.registry, loaded.sources, stdoutColor());
   process.stdout.write(`${text}\n`);
   return EXIT.ok;
@@ -156,10 +157,12 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   }
   const text =
     flags.json === true
-      ? JSON.stringify(
-          { event: built.event, notifications: result.notifications, decision: result.decision },
-          null,
-          2,
+      ? printableJson(
+          JSON.stringify(
+            { event: built.event, notifications: result.notifications, decision: result.decision },
+            null,
+            2,
+          ),
         )
       : formatFireResult(
           {
