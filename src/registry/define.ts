@@ -65,18 +65,16 @@ export const commandHookOf = (
 });
 
 /** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses throws, naming the hook. */
-const toMatcher = (definition: HookDefinition, event: EventName, index: number): ToolMatcher | undefined => {
+const toMatcher = (definition: HookDefinition, where: string): ToolMatcher | undefined => {
   const { matcher } = definition;
   if (matcher === undefined) return undefined;
   const compiled = typeof matcher === 'string' ? compileMatcher(matcher) : compileRegExpMatcher(matcher);
   if (compiled.ok) return compiled.matcher;
-  throw new TypeError(
-    `defineHooks: ${event}[${index}] (${JSON.stringify(definition.name)}).matcher: ${compiled.message}`,
-  );
+  throw new TypeError(`${where} (hook "${definition.name}"): matcher: ${compiled.message}`);
 };
 
-const toHook = (definition: HookDefinition, source: string, event: EventName, index: number): Hook => {
-  const fields = { ...definition, matcher: toMatcher(definition, event, index) };
+const toHook = (definition: HookDefinition, source: string, where: string): Hook => {
+  const fields = { ...definition, matcher: toMatcher(definition, where) };
   return 'run' in definition
     ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
     : commandHookOf({ ...fields, command: definition.command }, source);
@@ -91,5 +89,5 @@ const toHook = (definition: HookDefinition, source: string, event: EventName, in
  */
 export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry =>
   registryOf((name) =>
-    (definitions[name] ?? []).map((definition, index) => toHook(definition, source, name, index)),
+    (definitions[name] ?? []).map((definition, i) => toHook(definition, source, `${name}[${i}]`)),
   );

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../../src/events/decode.js';
-import { chainFor, compileMatcher, defineHooks, TOOL_NAME_ALIASES } from '../../../src/index.js';
+import { chainFor } from '../../../src/registry/chain.js';
+import { defineHooks } from '../../../src/registry/define.js';
+import { compileMatcher, TOOL_NAME_ALIASES } from '../../../src/registry/matcher.js';
 
 const compiled = (source: string) => {
   const result = compileMatcher(source);
@@ -141,7 +143,7 @@ describe('defineHooks matchers', () => {
       }),
     ).toThrow(
       new TypeError(
-        'defineHooks: PreToolUse[1] ("g").matcher: invalid regular expression "(a)\\\\1" (RE2 syntax): invalid escape sequence: `\\1`; lookaround and backreferences need backtracking, which RE2 syntax does not have',
+        'PreToolUse[1] (hook "g"): matcher: invalid regular expression "(a)\\\\1" (RE2 syntax): invalid escape sequence: `\\1`; lookaround and backreferences need backtracking, which RE2 syntax does not have',
       ),
     );
   });
@@ -153,12 +155,10 @@ describe('defineHooks matchers', () => {
     expect(matcher?.matches('shell')).toBe(true);
     expect(matcher?.matches('run_shell_command')).toBe(true); // through the alias
     expect(() => defineHooks({ PreToolUse: [{ name: 'g', matcher: /(?=x)/, command: 'true' }] })).toThrow(
-      /^defineHooks: PreToolUse\[0\] \("g"\)\.matcher: invalid regular expression "\(\?=x\)" \(RE2 syntax\)/,
+      /^PreToolUse\[0\] \(hook "g"\): matcher: invalid regular expression "\(\?=x\)" \(RE2 syntax\)/,
     );
     expect(() =>
       defineHooks({ PreToolUse: [{ name: 'v', matcher: new RegExp('[a]', 'v'), command: 'true' }] }),
-    ).toThrow(
-      'defineHooks: PreToolUse[0] ("v").matcher: invalid regular expression /[a]/v: flag v has no RE2 form',
-    );
+    ).toThrow('PreToolUse[0] (hook "v"): matcher: invalid regular expression /[a]/v: flag v has no RE2 form');
   });
 });
