@@ -11,12 +11,13 @@ import {
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
+  printableJson,
   unredactedHooks,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
 import { useColor } from './style.js';
-import { onInterrupt } from './terminal.js';
+import { onStopSignals } from './terminal.js';
 
 /** Exit statuses (SPEC §6): 2 is reserved for an invalid configuration. */
 export const EXIT = { ok: 0, failed: 1, invalidConfig: 2 } as const;
@@ -59,9 +60,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
-  onInterrupt(serving.stop);
-  // The host closed its end (EPIPE): nobody reads the answers, so stop running hooks for them.
-  process.stdout.on('error', () => serving.stop(EXIT.failed));
+  onStopSignals(serving.stop);
   return serving.done;
 };
 
@@ -73,7 +72,7 @@ export const validateCommand = (flags: ConfigFlags & { readonly json?: boolean }
   if (flags.json === true) {
     const unredacted = loaded.ok ? unredactedHooks(loaded.registry) : [];
     const report = { ok: problems === 0, errors, warnings: loaded.warnings, unredacted };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
   } else {
     const color = stdoutColor();
     const lines = formatProblemLines(errors.map(formatProblem), loaded.warnings.map(formatProblem), color);
@@ -91,7 +90,7 @@ export const listCommand = (flags: ConfigFlags & { readonly json?: boolean }): n
   if (!loaded.ok) return EXIT.invalidConfig;
   const text =
     flags.json === true
-      ? JSON.stringify(chainsToJson(loaded.registry, loaded.sources), null, 2)
+      ? printableJson(JSON.stringify(chainsToJson(loaded.registry, loaded.sources), null, 2))
       : formatChains(loaded.registry, loaded.sources, stdoutColor());
   process.stdout.write(`${text}\n`);
   return EXIT.ok;
@@ -148,7 +147,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
     defaultDeps(execaExecutor({ maxProcesses: flags.maxProcesses })),
   );
   let interrupted: number | undefined;
-  onInterrupt((status) => {
+  onStopSignals((status) => {
     interrupted = status;
     dispatcher.close();
   });
@@ -163,10 +162,12 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   }
   const text =
     flags.json === true
-      ? JSON.stringify(
-          { event: built.event, notifications: result.notifications, decision: result.decision },
-          null,
-          2,
+      ? printableJson(
+          JSON.stringify(
+            { event: built.event, notifications: result.notifications, decision: result.decision },
+            null,
+            2,
+          ),
         )
       : formatFireResult(
           {

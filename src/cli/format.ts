@@ -4,6 +4,45 @@ import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
+/**
+ * Characters that act on a terminal instead of being shown, in text that comes from hooks or
+ * configs (SPEC §6): C0 controls (ESC starts a sequence that can retitle the terminal or rewrite
+ * the screen, CR overwrites the line, BEL rings) and DEL, C1 controls (U+009B is a one-character
+ * CSI for some terminals), the line and paragraph separators, and the bidirectional controls that
+ * make text read in another order than it runs. Tab and newline are kept by `printable` (messages
+ * span lines), escaped by `printableLine` (table cells, names, paths).
+ */
+// Matching control characters is the point of these two expressions.
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `\x1b`, `\r`, `\u202e`: a visible spelling of one unsafe character. */
+const escapeOne = (char: string): string => {
+  const named = NAMED[char];
+  if (named !== undefined) return named;
+  const code = char.charCodeAt(0);
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+
+/** Untrusted text for the terminal, newlines and tabs kept: every other control escaped. */
+export const printable = (text: string): string => text.replace(UNSAFE, escapeOne);
+
+/** Untrusted text for one line (a name, a path, a table cell): newlines and tabs escaped too. */
+export const printableLine = (text: string): string => text.replace(UNSAFE_LINE, escapeOne);
+
+/**
+ * JSON text for the terminal: JSON.stringify already escapes C0 controls; this escapes what it
+ * leaves raw (DEL, C1, separators, bidi controls) as `\uXXXX`, so the document stays the same JSON.
+ */
+export const printableJson = (json: string): string =>
+  json.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** How every view colours a decision (or a hook error), so the CLI and the demo read alike. */
 export const decisionPaint = (p: Palette, decision: Decision | 'error'): Paint => {
   switch (decision) {
@@ -35,8 +74,8 @@ export const formatProblemLines = (
 ): string[] => {
   const p = palette(color);
   return [
-    ...errors.map((text) => `${p.bold(p.red('error'))}: ${text}`),
-    ...warnings.map((text) => `${p.bold(p.yellow('warning'))}: ${text}`),
+    ...errors.map((text) => `${p.bold(p.red('error'))}: ${printableLine(text)}`),
+    ...warnings.map((text) => `${p.bold(p.yellow('warning'))}: ${printableLine(text)}`),
   ];
 };
 
@@ -59,7 +98,7 @@ export const formatValidationSummary = (
       .join(', ');
     return errors > 0 ? p.red(text) : p.yellow(text);
   }
-  const where = found?.sources.configFile ?? 'no config file';
+  const where = printableLine(found?.sources.configFile ?? 'no config file');
   const extensions = found?.sources.extensions.length ?? 0;
   const hooks = found === undefined ? 0 : hookCount(found.registry);
   const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}`;
@@ -81,8 +120,8 @@ export const unredactedHooks = (
 
 const matcherOf = (event: EventName, hook: Hook): string => {
   if (!TOOL_EVENTS.includes(event))
-    return hook.matcher === undefined ? '-' : `(ignored) ${hook.matcher.source}`;
-  return hook.matcher === undefined ? '*' : hook.matcher.source;
+    return hook.matcher === undefined ? '-' : `(ignored) ${printableLine(hook.matcher.source)}`;
+  return hook.matcher === undefined ? '*' : printableLine(hook.matcher.source);
 };
 
 /** What `list --json` prints for one hook. */
@@ -123,13 +162,17 @@ export const chainsToJson = (registry: Registry, sources: Sources) => ({
 export const formatChains = (registry: Registry, sources: Sources, color: boolean): string => {
   const p = palette(color);
   const out: string[] = [];
-  out.push(`${p.bold('config file')}  ${sources.configFile ?? p.dim('none')}`);
+  out.push(
+    `${p.bold('config file')}  ${sources.configFile === undefined ? p.dim('none') : printableLine(sources.configFile)}`,
+  );
   if (sources.extensions.length === 0) out.push(`${p.bold('extensions')}   ${p.dim('none')}`);
   sources.extensions.forEach((extension, i) => {
     const label = i === 0 ? `${p.bold('extensions')}   ` : ' '.repeat(13);
-    const version = extension.version === undefined ? '' : ` ${extension.version}`;
+    const version = extension.version === undefined ? '' : ` ${printableLine(extension.version)}`;
     const state = extension.enabled ? extension.scope : `${extension.scope}, disabled`;
-    out.push(`${label}${extension.name}${version} (${state})  ${p.dim(extension.path)}`);
+    out.push(
+      `${label}${printableLine(extension.name)}${version} (${state})  ${p.dim(printableLine(extension.path))}`,
+    );
   });
   for (const event of EVENT_NAMES) {
     const chain = registry[event];
@@ -139,8 +182,8 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
       ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled'],
       ...chain.map((hook, i) => [
         String(i + 1),
-        hook.name,
-        hook.source,
+        printableLine(hook.name),
+        printableLine(hook.source),
         matcherOf(event, hook),
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
@@ -158,7 +201,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     table.forEach((line, i) => {
       out.push(`  ${line}`);
       const hook = i === 0 ? undefined : chain[i - 1];
-      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${hook.command}`)}`);
+      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(hook.command)}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);
@@ -171,8 +214,8 @@ export const formatCard = (notification: HookNotification, color: boolean): stri
   const p = palette(color);
   const { event } = notification;
   const paint = decisionPaint(p, event.decision);
-  const title = `${p.bold(event.hook_name)} ${p.dim('·')} ${event.hook_event_name} ${p.dim('·')} ${paint(event.decision)}`;
-  return [`╭─ ${title}`, indent(event.message, '│ '), '╰─'].join('\n');
+  const title = `${p.bold(printableLine(event.hook_name))} ${p.dim('·')} ${printableLine(event.hook_event_name)} ${p.dim('·')} ${paint(event.decision)}`;
+  return [`╭─ ${title}`, indent(printable(event.message), '│ '), '╰─'].join('\n');
 };
 
 /** The decision as one headline (`BLOCK  reason`) and indented details. */
@@ -180,17 +223,17 @@ export const formatDecision = (decision: HookDecision, color: boolean): string =
   const p = palette(color);
   const head = decisionPaint(p, decision.decision)(decision.decision.toUpperCase());
   const why = decision.reason ?? decision.systemMessage;
-  const lines = [`${p.bold('decision')} ${head}${why === undefined ? '' : `  ${why}`}`];
+  const lines = [`${p.bold('decision')} ${head}${why === undefined ? '' : `  ${printable(why)}`}`];
   if (decision.systemMessage !== undefined && decision.reason !== undefined) {
-    lines.push(`  ${p.dim('message')}  ${decision.systemMessage}`);
+    lines.push(`  ${p.dim('message')}  ${printable(decision.systemMessage)}`);
   }
   if (decision.additional_context !== undefined) {
     lines.push(
-      `  ${p.dim('context')}  ${indent(decision.additional_context.trimEnd(), '           ').trimStart()}`,
+      `  ${p.dim('context')}  ${indent(printable(decision.additional_context.trimEnd()), '           ').trimStart()}`,
     );
   }
   if (decision.hook_specific_output !== undefined) {
-    lines.push(`  ${p.dim('output')}   ${JSON.stringify(decision.hook_specific_output)}`);
+    lines.push(`  ${p.dim('output')}   ${printableJson(JSON.stringify(decision.hook_specific_output))}`);
   }
   return lines.join('\n');
 };
@@ -202,8 +245,8 @@ export const formatHookReports = (decision: HookDecision, color: boolean): strin
   const rows = [
     ['hook', 'source', 'decision', 'outcome', 'time'],
     ...decision.hooks.map((hook) => [
-      hook.name,
-      hook.source,
+      printableLine(hook.name),
+      printableLine(hook.source),
       hook.decision ?? '-',
       hook.outcome,
       hook.duration_ms === undefined ? '' : `${hook.duration_ms} ms`,
@@ -228,8 +271,9 @@ export interface EventSummary {
 /** One line naming the event: its name, and the tool and session when there are. */
 export const formatEventHeadline = (event: EventSummary, color: boolean): string => {
   const p = palette(color);
-  const tool = typeof event.tool_name === 'string' ? [`tool ${event.tool_name}`] : [];
-  return `${p.bold(p.cyan(event.hook_event_name))}  ${p.dim([...tool, `session ${event.session_id}`].join(' · '))}`;
+  const tool = typeof event.tool_name === 'string' ? [`tool ${printableLine(event.tool_name)}`] : [];
+  const session = `session ${printableLine(event.session_id)}`;
+  return `${p.bold(p.cyan(printableLine(event.hook_event_name)))}  ${p.dim([...tool, session].join(' · '))}`;
 };
 
 /** What `fire` prints: the event, the cards, the chain, the decision. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { createProgram } from './program.js';
-import { exitWhenIdle } from './terminal.js';
+import { exitWhenIdle, watchStdout } from './terminal.js';
 
+watchStdout();
 let status = 0;
 try {
   await createProgram((code) => {

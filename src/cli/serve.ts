@@ -107,13 +107,20 @@ export const serve = (
     resumeIfCaughtUp();
   };
 
+  // Every answer is written before the run counts as done: the empty write's callback comes after
+  // the earlier writes, with their error if one failed (a full device, a closed reader).
+  const flushed = () => {
+    if (settled) return;
+    io.stdout.write('', (error) => settle(error === null || error === undefined ? 0 : 1));
+  };
+
   const subscription = hookPipeline(
     registry,
     deps,
     options,
   )(input).output$.subscribe({
     next: write,
-    complete: () => settle(0),
+    complete: flushed,
     // The engine turns every hook and input problem into a value; an error here is a bug.
     error: (error: unknown) => {
       io.stderr.write(`cosh-hooks: internal error: ${String(error)}\n`);
@@ -149,6 +156,9 @@ export const serve = (
     feed(splitter.end());
     input.complete();
   });
+  // A refused write (EPIPE, ENOSPC) means answers are lost: nobody can use the rest, so running
+  // hooks are stopped and the run ends with 1. Reporting it is the caller's (it owns stderr's words).
+  io.stdout.on('error', () => stop(1));
   io.stdin.on('error', (error: Error) => {
     io.stderr.write(`cosh-hooks: cannot read stdin: ${error.message}\n`);
     stop(1);

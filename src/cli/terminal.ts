@@ -1,24 +1,76 @@
+import { constants } from 'node:os';
+import { killOwnedGroupsNow } from '../exec/groups.js';
+
 /**
  * Process plumbing shared by the commands: ending without losing output or leaving hooks behind,
- * and turning SIGINT/SIGTERM into a clean stop.
+ * and turning the signals that end a process into a clean stop.
  */
 
 /** Longest an ending process waits for what is still holding it before it exits anyway. */
 const FORCE_EXIT_MS = 3000;
 
+/** Set once stdout refused a write: the process then ends with status 1, whatever else it says. */
+let stdoutFailed = false;
+
+/**
+ * Watches stdout for a write that fails (the reader closed it: EPIPE; a full device: ENOSPC). What
+ * was printed is then incomplete, so the process must not end with 0 (SPEC §6): the failure is
+ * reported once on stderr and the exit status becomes 1. `onFailure` lets `run` stop its hooks,
+ * since nobody can read their answers.
+ */
+export const watchStdout = (onFailure: () => void = () => undefined): void => {
+  process.stdout.on('error', (error: Error) => {
+    if (!stdoutFailed) {
+      stdoutFailed = true;
+      process.stderr.write(`cosh-hooks: cannot write to stdout: ${error.message}; output is incomplete\n`);
+    }
+    process.exitCode = 1;
+    onFailure();
+  });
+};
+
+/** Whether a write to stdout failed (see `watchStdout`). */
+export const stdoutHasFailed = (): boolean => stdoutFailed;
+
 /**
  * Ends the process with `status` once it is idle, rather than with `process.exit`: queued stdout
  * is written first, and a cancelled hook's group still gets its SIGKILL (the executor keeps a
  * referenced timer for it, a few hundred milliseconds). Should anything else hold the process,
- * it exits anyway after a short while.
+ * it exits anyway after a short while, killing first whatever hook group is still owned.
  */
 export const exitWhenIdle = (status: number): void => {
-  process.exitCode = status;
-  setTimeout(() => process.exit(status), FORCE_EXIT_MS).unref();
+  const final = () => (stdoutFailed ? 1 : status);
+  process.exitCode = final();
+  setTimeout(() => {
+    killOwnedGroupsNow();
+    process.exit(final());
+  }, FORCE_EXIT_MS).unref();
 };
 
-/** Calls `stop` with the conventional status (128 + signal number) on the first SIGINT or SIGTERM. */
-export const onInterrupt = (stop: (status: number) => void): void => {
-  process.once('SIGINT', () => stop(130));
-  process.once('SIGTERM', () => stop(143));
+/** The signals that stop `run` and `fire` (SPEC §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** The conventional exit status of a process stopped by `signal`: 128 + its number. */
+export const signalStatus = (signal: StopSignal): number => 128 + constants.signals[signal];
+
+/**
+ * On the first of SIGINT, SIGTERM, SIGHUP or SIGQUIT, calls `stop` with 128 + the signal number:
+ * running hooks are cancelled (their groups get SIGTERM, then SIGKILL after the grace period) and
+ * the process ends once that is done. The handlers stay installed, so a later signal never falls
+ * back to the default action (which would end the process and leave the groups alive): a second
+ * one kills every hook group at once and exits with the status of the first.
+ */
+export const onStopSignals = (stop: (status: number) => void): void => {
+  let stopping: number | undefined;
+  const handle = (signal: StopSignal) => {
+    if (stopping === undefined) {
+      stopping = signalStatus(signal);
+      stop(stopping);
+      return;
+    }
+    killOwnedGroupsNow();
+    process.exit(stopping);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, handle);
 };

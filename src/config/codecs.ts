@@ -2,7 +2,8 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
-import { matchesEveryTool, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
+import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
+import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
 
 /*
  * The codecs below are the single source of the config-file, manifest and state-file types. Each
@@ -51,21 +52,17 @@ export const TimeoutMs = new t.Type<number, number, unknown>(
 
 /**
  * A tool-name matcher (SPEC §4.1), compiled once here: absent, `""` and `"*"` mean every tool and
- * decode to `undefined`; anything else must be a valid JavaScript regular expression, because a
- * silent literal match would let a security hook miss the tools it was meant to guard.
+ * decode to `undefined`; anything else must be a valid RE2 pattern (linear-time matching), because
+ * a silent literal match would let a security hook miss the tools it was meant to guard.
  */
-export const Matcher = new t.Type<RegExp | undefined, string, unknown>(
+export const Matcher = new t.Type<ToolMatcher | undefined, string, unknown>(
   'a regular expression',
-  (value): value is RegExp | undefined => value === undefined || value instanceof RegExp,
+  (value): value is ToolMatcher | undefined =>
+    value === undefined || (typeof value === 'object' && value !== null && 'matches' in value),
   (value, context) => {
     if (typeof value !== 'string') return t.failure(value, context);
-    if (matchesEveryTool(value)) return t.success(undefined);
-    try {
-      return t.success(new RegExp(value));
-    } catch (error) {
-      const reason = (error as Error).message.replace(/^Invalid regular expression: /, '');
-      return failWith(value, context, `invalid regular expression: ${reason}`);
-    }
+    const compiled = compileMatcher(value);
+    return compiled.ok ? t.success(compiled.matcher) : failWith(value, context, compiled.message);
   },
   (matcher) => matcher?.source ?? '',
 );

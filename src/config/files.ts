@@ -1,23 +1,107 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 
 export type ReadText =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly missing: boolean; readonly message: string };
 
+/** Largest config file, manifest or state file read (SPEC §2). */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+// O_NONBLOCK: opening a FIFO for reading must not wait for a writer (it would hang start-up);
+// on a regular file it changes nothing. O_NOCTTY: a terminal device never becomes ours.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+const kindOf = (stats: Stats): string => {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a file';
+};
+
 /**
- * A file's text, or why it could not be read. A byte-order mark is dropped: editors on other
- * systems add one, and neither JSON.parse nor the line scanners expect it.
+ * Where the first byte that is not UTF-8 is, as `line N, byte offset M` (lines from 1), so the user
+ * can find it. Only called once `isUtf8` said no.
+ */
+const invalidUtf8At = (bytes: Uint8Array): string => {
+  let line = 1;
+  let i = 0;
+  while (i < bytes.length) {
+    const byte = bytes[i] ?? 0;
+    let length = 0;
+    let min = 0;
+    if (byte < 0x80) length = 1;
+    else if (byte >= 0xc2 && byte <= 0xdf) [length, min] = [2, 0x80];
+    else if (byte >= 0xe0 && byte <= 0xef) [length, min] = [3, 0x800];
+    else if (byte >= 0xf0 && byte <= 0xf4) [length, min] = [4, 0x10000];
+    if (length === 0 || i + length > bytes.length) break;
+    let code = length === 1 ? byte : byte & (0xff >> (length + 1));
+    let valid = true;
+    for (let k = 1; k < length; k += 1) {
+      const next = bytes[i + k] ?? 0;
+      if ((next & 0xc0) !== 0x80) valid = false;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (!valid || code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) break;
+    if (byte === 0x0a) line += 1;
+    i += length;
+  }
+  return `line ${line}, byte offset ${i}`;
+};
+
+/**
+ * Reads at most `MAX_FILE_BYTES` + 1 bytes (the extra byte tells a file that is too big) from an
+ * open regular file; `undefined` when there are more. The size from fstat is only a starting
+ * point: the file may grow while it is read.
+ */
+const readBounded = (fd: number, sizeHint: number): Buffer | undefined => {
+  let buffer = Buffer.allocUnsafe(Math.min(sizeHint, MAX_FILE_BYTES) + 1);
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (buffer.length > MAX_FILE_BYTES) return undefined;
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, MAX_FILE_BYTES + 1));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
+    const count = readSync(fd, buffer, total, buffer.length - total, null);
+    if (count === 0) return buffer.subarray(0, total);
+    total += count;
+  }
+};
+
+const failure = (message: string, missing = false): ReadText => ({ ok: false, missing, message });
+
+/**
+ * A config file's, manifest's or state file's text, or why it cannot be had (SPEC §2): it must be
+ * a regular file (a symbolic link to one is fine) of at most 4 MiB, in UTF-8. Reading never blocks
+ * (a FIFO with no writer is refused, not waited on) and never loads more than 4 MiB (+1 byte). A
+ * byte-order mark is dropped: editors on other systems add one, and neither JSON.parse nor the line
+ * scanners expect it.
  */
 export const readText = (file: string): ReadText => {
+  let fd: number;
   try {
-    const text = readFileSync(file, 'utf8');
-    return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    fd = openSync(file, OPEN_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return {
-      ok: false,
-      missing: code === 'ENOENT' || code === 'ENOTDIR',
-      message: code === 'ENOENT' ? 'file not found' : `cannot read: ${(error as Error).message}`,
-    };
+    if (code === 'ENOENT') return failure('file not found', true);
+    return failure(`cannot read: ${(error as Error).message}`, code === 'ENOTDIR');
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return failure(`not a regular file (${kindOf(stats)})`);
+    if (stats.size > MAX_FILE_BYTES) return failure(`larger than 4 MiB (${stats.size} bytes)`);
+    const bytes = readBounded(fd, stats.size);
+    if (bytes === undefined) return failure('larger than 4 MiB');
+    if (!isUtf8(bytes)) return failure(`not UTF-8: invalid byte at ${invalidUtf8At(bytes)}`);
+    const text = bytes.toString('utf8');
+    return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  } catch (error) {
+    return failure(`cannot read: ${(error as Error).message}`);
+  } finally {
+    closeSync(fd);
   }
 };

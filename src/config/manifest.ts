@@ -2,6 +2,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandHookOf } from '../registry/define.js';
+import type { ToolMatcher } from '../registry/matcher.js';
 import {
   ENV_NAME,
   isRecord,
@@ -112,7 +113,7 @@ class ManifestWalk {
     return { ...raw, env: Object.fromEntries(Object.entries(env).filter(([name]) => ENV_NAME.test(name))) };
   }
 
-  entry(event: EventName, raw: unknown, matcher: RegExp | undefined, at: readonly Segment[]): void {
+  entry(event: EventName, raw: unknown, matcher: ToolMatcher | undefined, at: readonly Segment[]): void {
     if (!isRecord(raw)) return; // already reported by the group codec
     if (raw.type !== 'command') {
       if (raw.type !== undefined && typeof raw.type !== 'string') {

@@ -7,6 +7,7 @@ import { failure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
+import { ownGroup, releaseGroup } from './groups.js';
 import { hookEnvironment } from './hook-env.js';
 import type { HookExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
@@ -273,6 +274,7 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
       const finish = () => {
         if (settled || termination === undefined) return;
         settled = true;
+        if (child?.pid !== undefined) releaseGroup(child.pid);
         // Our ends of the pipes are closed: a background process the hook left behind keeps running,
         // but holds nothing of the host open (it gets EPIPE/SIGPIPE if it writes to stdout later).
         release();
@@ -367,7 +369,10 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
         spawned.once('close', () => {
           if (child === spawned) finish();
         });
-        if (spawned.pid !== undefined) spawned.stdin.end(line);
+        if (spawned.pid !== undefined) {
+          ownGroup(spawned.pid);
+          spawned.stdin.end(line);
+        }
       };
 
       const cancelTake = slots.take(start);
@@ -381,10 +386,16 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
         const running = child;
         release();
         const pgid = running?.pid;
-        if (pgid !== undefined && signalGroup(pgid, 'SIGTERM')) {
+        if (pgid === undefined) return;
+        if (signalGroup(pgid, 'SIGTERM')) {
           // Kept referenced on purpose: a grandchild that ignores SIGTERM must still die even if the
           // host is about to exit. The hook process itself may be gone by now; its group is not.
-          setTimeout(() => signalGroup(pgid, 'SIGKILL'), settings.killGraceMs);
+          setTimeout(() => {
+            releaseGroup(pgid);
+            signalGroup(pgid, 'SIGKILL');
+          }, settings.killGraceMs);
+        } else {
+          releaseGroup(pgid);
         }
       };
     });

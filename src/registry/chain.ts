@@ -7,7 +7,7 @@ const toolNameOf = (event: HookEvent): string | undefined =>
 
 /**
  * The hooks that apply to one event, in chain order (SPEC §4, §4.1): enabled ones whose matcher,
- * on tool events, matches `tool_name`. Matchers are ignored on other events.
+ * on tool events, matches `tool_name` or its alias. Matchers are ignored on other events.
  */
 export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] => {
   const hooks = registry[event.hook_event_name];
@@ -16,14 +16,8 @@ export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] 
   return hooks.filter(
     (hook) =>
       hook.enabled &&
-      (toolName === undefined || hook.matcher === undefined || matches(hook.matcher, toolName)),
+      (toolName === undefined || hook.matcher === undefined || hook.matcher.matches(toolName)),
   );
-};
-
-// A global or sticky RegExp keeps state between test() calls; matching must not depend on history.
-const matches = (matcher: RegExp, toolName: string): boolean => {
-  matcher.lastIndex = 0;
-  return matcher.test(toolName);
 };
 
 /** A registry built event by event. */

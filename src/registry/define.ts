@@ -1,5 +1,6 @@
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
+import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type CommandHook,
@@ -41,14 +42,13 @@ export class HookDefinitionError extends Error {
   override readonly name = 'HookDefinitionError';
 }
 
-/** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
-export const matchesEveryTool = (matcher: string): boolean => matcher === '' || matcher === '*';
+export { matchesEveryTool } from './matcher.js';
 
 /** The declared fields every hook source shares (config table, manifest entry, code), matcher compiled. */
 interface HookFields {
   readonly name: string;
   readonly timeout?: number | undefined;
-  readonly matcher?: RegExp | undefined;
+  readonly matcher?: ToolMatcher | undefined;
   readonly fail_closed?: boolean | undefined;
   /** `fail_open` as written in cosh-core configs: the opposite of `fail_closed`. */
   readonly fail_open?: boolean | undefined;
@@ -87,9 +87,13 @@ export const commandHookOf = (
   ...(fields.workspacePath !== undefined && { workspacePath: fields.workspacePath }),
 });
 
-const toMatcher = (matcher: string | RegExp | undefined): RegExp | undefined => {
-  if (matcher === undefined || (typeof matcher === 'string' && matchesEveryTool(matcher))) return undefined;
-  return typeof matcher === 'string' ? new RegExp(matcher) : matcher;
+/** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses throws, naming the hook. */
+const toMatcher = (definition: HookDefinition, where: string): ToolMatcher | undefined => {
+  const { matcher } = definition;
+  if (matcher === undefined) return undefined;
+  const compiled = typeof matcher === 'string' ? compileMatcher(matcher) : compileRegExpMatcher(matcher);
+  if (compiled.ok) return compiled.matcher;
+  throw new HookDefinitionError(`${where} (hook "${definition.name}"): matcher: ${compiled.message}`);
 };
 
 const toHook = (definition: HookDefinition, source: string, where: string): Hook => {
@@ -99,7 +103,7 @@ const toHook = (definition: HookDefinition, source: string, where: string): Hook
       `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${shown(definition.timeout)}`,
     );
   }
-  const fields = { ...definition, matcher: toMatcher(definition.matcher) };
+  const fields = { ...definition, matcher: toMatcher(definition, where) };
   return 'run' in definition
     ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
     : commandHookOf({ ...fields, command: definition.command }, source);
@@ -107,9 +111,11 @@ const toHook = (definition: HookDefinition, source: string, where: string): Hook
 
 /**
  * Builds a registry from plain definitions, for hosts that register hooks in code. Function hooks
- * get the source `inline`. A string matcher that is not a valid regular expression throws here, at
- * definition time, never later in the stream; so does a timeout that is not an integer
- * 1..600000 (`HookDefinitionError`, naming the event, position, hook and field).
+ * get the source `inline`. A matcher is RE2 syntax (SPEC §4.1): a string, or a RegExp whose
+ * source and `i`/`m`/`s` flags are compiled as RE2 (the RegExp itself never runs). One that RE2
+ * refuses (invalid, or needing backtracking) throws here, at definition time, never later in the
+ * stream; so does a timeout that is not an integer 1..600000. Both are a `HookDefinitionError`
+ * naming the event, position, hook and field.
  */
 export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry =>
   registryOf((name) =>

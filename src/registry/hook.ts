@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { HookOutput } from '../protocol/output.js';
+import type { ToolMatcher } from './matcher.js';
 
 /** Fields every resolved hook has, whatever runs it. */
 export interface HookBase {
@@ -15,8 +16,8 @@ export interface HookBase {
    * `false` is for a scanner that must see raw values. Its output is redacted either way.
    */
   readonly redact?: boolean;
-  /** Tested against `tool_name` on tool events; absent = every tool (SPEC §4.1). */
-  readonly matcher?: RegExp;
+  /** Tested against `tool_name` (and its alias) on tool events; absent = every tool (SPEC §4.1). */
+  readonly matcher?: ToolMatcher;
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */
   readonly enabled: boolean;
   readonly description?: string;

@@ -7,6 +7,7 @@ import type { HookOutput } from '../protocol/output.js';
 import { failure, success, type FailureKind, type HookResult } from '../protocol/result.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
 import { DEFAULT_TIMEOUT_MS, type CommandHook } from '../registry/hook.js';
+import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
 
 /** Per hook name: the result stream to play (cold), or a function of the event producing one. */
 export type FakeBehaviours = Readonly<
@@ -46,21 +47,39 @@ export const progress = {
   stderr: (firstLine: string): HookProgress => ({ progress: 'stderr', firstLine }),
 };
 
-/** A command hook for test registries; the fake executor finds its script by `name`. */
+/** A matcher given to `commandHook` as its RE2 pattern; an invalid one throws, as in `defineHooks`. */
+const matcherOf = (pattern: string | ToolMatcher | undefined): ToolMatcher | undefined => {
+  if (typeof pattern !== 'string') return pattern;
+  const compiled = compileMatcher(pattern);
+  if (!compiled.ok) throw new TypeError(`commandHook: ${compiled.message}`);
+  return compiled.matcher;
+};
+
+/**
+ * A command hook for test registries; the fake executor finds its script by `name`. `matcher`
+ * may be given as an RE2 pattern string.
+ */
 export const commandHook = (
   name: string,
-  options: Partial<Omit<CommandHook, 'kind' | 'name'>> = {},
-): CommandHook => ({
-  kind: 'command',
-  name,
-  source: 'config',
-  command: `fake ${name}`,
-  env: {},
-  timeoutMs: DEFAULT_TIMEOUT_MS,
-  failClosed: false,
-  enabled: true,
-  ...options,
-});
+  options: Partial<Omit<CommandHook, 'kind' | 'name' | 'matcher'>> & {
+    readonly matcher?: string | ToolMatcher;
+  } = {},
+): CommandHook => {
+  const { matcher, ...rest } = options;
+  const compiled = matcherOf(matcher);
+  return {
+    kind: 'command',
+    name,
+    source: 'config',
+    command: `fake ${name}`,
+    env: {},
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    failClosed: false,
+    enabled: true,
+    ...rest,
+    ...(compiled !== undefined && { matcher: compiled }),
+  };
+};
 
 /** A TestScheduler asserting with `node:assert` deep equality (works under any test runner). */
 export const createTestScheduler = (): TestScheduler =>

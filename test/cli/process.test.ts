@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { groupAlive } from '../soak/procfs.js';
+import { groupAlive, waitFor } from '../soak/procfs.js';
 import { finished, hookTable, jsonl, prints, sandbox, start, withoutTimes } from './helpers.js';
 
 const box = sandbox(
@@ -172,6 +172,9 @@ describe('cosh-hooks run as a long-lived process', () => {
     const child = run();
     const event = `${JSON.stringify({ ...shell('x', 'id'), tool_name: 'hang', padding: 'p'.repeat(150) })}\n`;
     for (let i = 0; i < 20_000; i += 1) child.stdin.write(event);
+    const written = child.stdin.writableLength;
+    // Once it has read anything, the run is serving and its signal handlers are installed.
+    expect(await waitFor(() => child.stdin.writableLength < written, 10_000)).toBe(true);
     await sleep(800);
     // The child read a few hundred lines and then paused: most of what we wrote is still queued here.
     expect(child.stdin.writableLength).toBeGreaterThan(4_000_000);

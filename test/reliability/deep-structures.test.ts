@@ -274,7 +274,7 @@ describe('the per-event error boundary (marbles)', () => {
       const buggy = cold('-b|', { b: broken() });
       const registry = registryOf((name) =>
         name === 'PreToolUse'
-          ? [commandHook('slow', { matcher: /^slow$/ }), commandHook('buggy', { matcher: /^bug$/ })]
+          ? [commandHook('slow', { matcher: '^slow$' }), commandHook('buggy', { matcher: '^bug$' })]
           : [],
       );
       const event = (session: string, tool: string) => ({ ...pre(session, tool), tool_name: tool });

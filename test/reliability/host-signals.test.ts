@@ -7,9 +7,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isGone, liveGroupMembers, sleep, waitFor } from '../soak/procfs.js';
 
 /**
- * SIGINT / SIGTERM to `cosh-hooks run` while hooks run: the running hook groups are killed, every
- * decision already made was written, and the process exits promptly. Drives the built binary
- * (`npm test` builds first).
+ * Signals to `cosh-hooks run` (and `fire`) while hooks run (SPEC §6): SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT kill the running hook groups, every decision already made was written, the process
+ * exits with 128 + the signal number, and a second signal while it stops kills the groups at once.
+ * Drives the built binary (`npm test` builds first).
  */
 
 const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -35,11 +36,23 @@ name = "sleeper"
 matcher = "^Sleep$"
 command = ${JSON.stringify(join(HOOKS, 'hostile', 'sleeps-with-grandchild.sh'))}
 timeout = 60000
+
+[[hooks.PreToolUse]]
+name = "stubborn"
+matcher = "^Stubborn$"
+command = ${JSON.stringify(join(HOOKS, 'hostile', 'ignores-sigterm-with-grandchild.sh'))}
+timeout = 60000
+
+[[hooks.PreToolUse]]
+name = "stubborn-short"
+matcher = "^StubbornShort$"
+command = ${JSON.stringify(join(HOOKS, 'hostile', 'ignores-sigterm-with-grandchild.sh'))}
+timeout = 1500
 `,
 );
 
 /** Exit statuses for a stop by signal: 128 + the signal number. */
-const STATUS = { SIGINT: 130, SIGTERM: 143 } as const;
+const STATUS = { SIGHUP: 129, SIGINT: 130, SIGQUIT: 131, SIGTERM: 143 } as const;
 
 const started = new Set<ChildProcessWithoutNullStreams>();
 afterEach(() => {
@@ -50,14 +63,14 @@ afterEach(() => {
 let runs = 0;
 
 /** Starts `cosh-hooks run`, collecting stdout lines as they come. */
-const startRun = (extra: readonly string[] = []) => {
+const startRun = (extra: readonly string[] = [], command: readonly string[] = ['run']) => {
   runs += 1;
   const pidFile = join(root, `pids-${runs}`);
   const child = spawn(
     process.execPath,
     [
       BIN,
-      'run',
+      ...command,
       '--config',
       configPath,
       '--home',
@@ -102,7 +115,9 @@ const startRun = (extra: readonly string[] = []) => {
   return { child, lines, stderr: () => stderr + partial, exited, sleepers };
 };
 
-const event = (tool: 'Quick' | 'Sleep', id: string, session = 'signals') =>
+type Tool = 'Quick' | 'Sleep' | 'Stubborn' | 'StubbornShort';
+
+const event = (tool: Tool, id: string, session = 'signals') =>
   `${JSON.stringify({ hook_event_name: 'PreToolUse', session_id: session, tool_name: tool, tool_use_id: id, tool_input: {} })}\n`;
 
 const decisionsOf = (lines: readonly Record<string, unknown>[]) =>
@@ -184,5 +199,94 @@ describe('cosh-hooks run under SIGINT and SIGTERM', () => {
     expect(at - signalledAt).toBeLessThan(1000);
     expect(code).toBe(130);
     expect(decisionsOf(run.lines)).toMatchObject([{ seq: 1, tool_use_id: 'only', decision: 'allow' }]);
+  });
+});
+
+describe('cosh-hooks run and fire under SIGHUP, SIGQUIT and repeated signals', () => {
+  /** Waits for the stubborn hook's group, checks it is alive, and returns it. */
+  const stubbornGroup = async (run: ReturnType<typeof startRun>) => {
+    expect(await waitFor(() => run.sleepers().length === 1, 10_000)).toBe(true);
+    const [group] = run.sleepers() as [{ pgid: number; grandchild: number }];
+    expect(liveGroupMembers(group.pgid).length).toBeGreaterThanOrEqual(2);
+    return group;
+  };
+
+  const expectGone = async ({ pgid, grandchild }: { pgid: number; grandchild: number }) => {
+    expect(await waitFor(() => liveGroupMembers(pgid).length === 0, 1000)).toBe(true);
+    expect(isGone(grandchild)).toBe(true);
+  };
+
+  it.each(['SIGHUP', 'SIGQUIT', 'SIGTERM'] as const)(
+    '%s while a hook that ignores SIGTERM runs with a grandchild: group gone, status 128 + n, earlier decisions written',
+    async (signal) => {
+      const run = startRun();
+      run.child.stdin.write(event('Quick', 'q1') + event('Stubborn', 'hang') + event('Quick', 'after'));
+      const group = await stubbornGroup(run);
+      run.child.kill(signal);
+      const { code } = await run.exited;
+      expect(code).toBe(STATUS[signal]);
+      expect(decisionsOf(run.lines).map((line) => [line['seq'], line['tool_use_id']])).toStrictEqual([
+        [1, 'q1'],
+      ]);
+      await expectGone(group);
+      expect(run.stderr()).toBe('');
+    },
+  );
+
+  it.each(['SIGINT', 'SIGHUP'] as const)(
+    'a second %s 100 ms after the first: the group is killed at once and the run exits with the first status',
+    async (second) => {
+      const run = startRun();
+      run.child.stdin.write(event('Stubborn', 'hang'));
+      const group = await stubbornGroup(run);
+      run.child.kill('SIGINT');
+      await sleep(100);
+      run.child.kill(second);
+      const { code } = await run.exited;
+      expect(code).toBe(130);
+      await expectGone(group);
+      expect(decisionsOf(run.lines)).toStrictEqual([]);
+    },
+  );
+
+  it.each(['SIGHUP', 'SIGQUIT'] as const)('fire under %s: group gone, status 128 + n', async (signal) => {
+    const run = startRun([], ['fire', 'PreToolUse', '--tool', 'Stubborn']);
+    const group = await stubbornGroup(run);
+    run.child.kill(signal);
+    const { code } = await run.exited;
+    expect(code).toBe(STATUS[signal]);
+    await expectGone(group);
+  });
+
+  it('fire with a second SIGINT 100 ms after the first: group gone, status 130', async () => {
+    const run = startRun([], ['fire', 'PreToolUse', '--tool', 'Stubborn']);
+    const group = await stubbornGroup(run);
+    run.child.kill('SIGINT');
+    await sleep(100);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code).toBe(130);
+    await expectGone(group);
+  });
+
+  it('a host that dies (stdin closed abruptly) while a hook runs: the hook still gets its timeout, its decision is written, nothing is left', async () => {
+    const run = startRun();
+    run.child.stdin.write(event('Quick', 'q1') + event('StubbornShort', 'hang'));
+    const group = await stubbornGroup(run);
+    run.child.stdin.destroy();
+    const { code } = await run.exited;
+    expect(code).toBe(0);
+    expect(
+      decisionsOf(run.lines).map((line) => [
+        line['seq'],
+        line['tool_use_id'],
+        line['decision'],
+        (line['hooks'] as { outcome: string }[]).map((hook) => hook.outcome),
+      ]),
+    ).toStrictEqual([
+      [1, 'q1', 'allow', ['ok']],
+      [2, 'hang', 'none', ['timeout']],
+    ]);
+    await expectGone(group);
   });
 });

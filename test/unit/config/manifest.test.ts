@@ -66,7 +66,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     if (!result.ok) return;
     expect(result.extension.name).toBe('agent-sec-core');
     expect(result.extension.version).toBe('0.7.0');
-    const shellMatcher = /^(run_shell_command|shell)$/;
+    const shellMatcher = expect.objectContaining({ source: '^(run_shell_command|shell)$' });
     expect(result.extension.hooks.PreToolUse).toEqual([
       {
         kind: 'command',
@@ -110,7 +110,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
-        matcher: /write_file|replace/,
+        matcher: expect.objectContaining({ source: 'write_file|replace' }),
       },
     ]);
     expect(
@@ -332,7 +332,7 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
       {
         line: 6,
         path: 'hooks.PreToolUse[0].matcher',
-        message: 'invalid regular expression: /^(shell/: Unterminated group',
+        message: 'invalid regular expression "^(shell" (RE2 syntax): missing closing ): `^(shell`',
       },
     ],
     [
