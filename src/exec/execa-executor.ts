@@ -8,6 +8,7 @@ import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
 import type { HookExecutor } from './port.js';
 
+/** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions {
   /** How long to keep reading stdout/stderr after the hook process exited. Default 100 ms. */
   readonly drainMs?: number;

@@ -40,6 +40,7 @@ export interface PipelineDeps {
   readonly cwd: () => string;
 }
 
+/** How the engine schedules events. */
 export interface PipelineOptions {
   /**
    * `sequential` (default): one event at a time, decision N before any hook of N+1.
@@ -73,9 +74,9 @@ const toLine = (job: MatchedEvent, step: ChainStep): OutputLine | undefined =>
 
 /**
  * The lines of one event: a notification per hook as it finishes, then the decision. The chain
- * runs hook by hook and stops after the first effective block.
+ * runs hook by hook and stops after the first effective block. Also used by `createSession`.
  */
-const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
+export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
   job.chain.length === 0
     ? [toDecision(job.seq, job.event, aggregate([]))] // most events have no hook: skip the chain machinery
     : from(job.chain).pipe(

@@ -22,6 +22,7 @@ export type HookDefinition = {
   | { readonly command: string; readonly env?: Readonly<Record<string, string>> }
 );
 
+/** Hook definitions per event name, in chain order: the argument of `defineHooks`. */
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
 
 /** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
