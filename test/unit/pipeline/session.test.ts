@@ -5,6 +5,7 @@ import {
   registryOf,
   SessionClosedError,
   type HookEvent,
+  type HookResult,
   type OutputLine,
   type Registry,
 } from 'cosh-hooks';
@@ -87,7 +88,7 @@ describe('createSession: a host loop in virtual time', () => {
   it('an unsubscribed decide stops its hook and never starts the rest of its chain', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const hung = cold('-');
+      const hung = cold<HookResult>('-');
       const audit = cold('(r|)', { r: results.none() });
       const session = createSession(
         guardThenAudit,
@@ -169,7 +170,7 @@ describe('createSession: a host loop in virtual time', () => {
   it('close() errors the running and the queued decides, stops their hooks, and every later decide', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
-      const hung = cold('-');
+      const hung = cold<HookResult>('-');
       const registry = registryOf((event) => (event === 'PreToolUse' ? [commandHook('guard')] : []));
       const session = createSession(registry, testDeps(scheduler, fakeExecutor({ guard: hung })));
       const closing = cold('--c').subscribe(() => session.close());
