@@ -18,6 +18,7 @@ export interface RejectedInput {
   readonly message: string;
 }
 
+/** What `admitEvents` emits for each input item. */
 export type Admitted = AdmittedEvent | RejectedInput;
 
 /**

@@ -1,6 +1,17 @@
-export * from './admitEvents.js';
-export * from './matchHooks.js';
-export * from './runHooks.js';
-export * from './stopOnBlock.js';
-export * from './foldDecision.js';
-export * from './concatMapByKey.js';
+/**
+ * `cosh-hooks/operators`: the RxJS operators the engine is made of, each with its marble diagram
+ * in docs/operators.md, for hosts that assemble their own pipeline. Every name here is public API,
+ * locked by `test/package/api.test.ts`.
+ */
+export { admitEvents } from './admitEvents.js';
+export type { Admitted, AdmittedEvent, RejectedInput } from './admitEvents.js';
+export { matchHooks } from './matchHooks.js';
+export type { Job, MatchedEvent } from './matchHooks.js';
+export { runHook, runHooks } from './runHooks.js';
+export type { RunDeps } from './runHooks.js';
+export { stopOnBlock } from './stopOnBlock.js';
+export { foldDecision } from './foldDecision.js';
+export type { ChainStep } from './foldDecision.js';
+export { concatMapByKey } from './concatMapByKey.js';
+export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';
+export type { EffectiveDecision } from '../src/protocol/result.js';

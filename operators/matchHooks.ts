@@ -8,6 +8,7 @@ export interface MatchedEvent extends AdmittedEvent {
   readonly chain: readonly Hook[];
 }
 
+/** What `matchHooks` emits: an event with its chain, or a rejected input. */
 export type Job = MatchedEvent | RejectedInput;
 
 /** `matchHooks` for one item: what the operator maps each item to. May throw if a matcher does. */

@@ -1,8 +1,59 @@
-export * from './events/index.js';
-export * from './protocol/index.js';
-export * from './registry/index.js';
-export * from './config/index.js';
-export * from './output/index.js';
-export * from './pipeline/index.js';
-export * from './exec/index.js';
-export * from '../operators/index.js';
+/**
+ * `cosh-hooks`: the engine, its inputs and outputs, and how hooks are configured. The operators the
+ * engine is made of are in `cosh-hooks/operators`, the virtual-time testing kit in
+ * `cosh-hooks/testing`. Every name here is public API, locked by `test/package/api.test.ts`.
+ */
+
+// Driving the engine: reactive streams, a session per host loop, or promises.
+export { hookPipeline, defaultDeps } from './pipeline/pipeline.js';
+export type { PipelineDeps, PipelineOptions, HookStreams } from './pipeline/pipeline.js';
+export { createSession, SessionClosedError } from './pipeline/session.js';
+export type { Session, SessionOptions } from './pipeline/session.js';
+export { createDispatcher, InvalidEventError } from './pipeline/dispatch.js';
+export type { Dispatcher, DispatchResult } from './pipeline/dispatch.js';
+
+// Input: events (SPEC §1), as values or as JSONL lines.
+export { EVENT_NAMES } from './events/names.js';
+export type { EventName, Decision } from './events/names.js';
+export type { HookEvent } from './events/codecs.js';
+export { JsonLine } from './events/input.js';
+
+// Output: the lines the engine writes (SPEC §5).
+export { encodeLine, isDecision, isHookError, isNotification } from './output/lines.js';
+export type { HookDecision, HookError, HookNotification, OutputLine } from './output/lines.js';
+export type { HookReport } from './protocol/aggregate.js';
+export type { HookOutcome } from './protocol/result.js';
+
+// Hooks: from configuration files, or defined in code.
+export { loadHooks, DEFAULT_SYSTEM_EXTENSIONS_DIR } from './config/load.js';
+export type { LoadOptions, LoadResult, LoadedSources } from './config/load.js';
+export { formatProblem } from './config/problems.js';
+export type { ConfigProblem } from './config/problems.js';
+export { defineHooks, HookDefinitionError } from './registry/define.js';
+export type { HookDefinition, HookDefinitions } from './registry/define.js';
+export { registryOf, concatRegistries } from './registry/chain.js';
+export { DEFAULT_TIMEOUT_MS } from './registry/hook.js';
+export type { ToolMatcher } from './registry/matcher.js';
+export type {
+  CommandHook,
+  FunctionHook,
+  Hook,
+  HookAnswer,
+  HookBase,
+  HookDecisionSpelling,
+  HookFunction,
+  HookFunctionResult,
+  HookFunctionValue,
+  Registry,
+} from './registry/hook.js';
+
+// Running a command hook: the executor port and the real adapter.
+export { execaExecutor } from './exec/execa-executor.js';
+export type { ExecaExecutorOptions } from './exec/execa-executor.js';
+export { resultOnly } from './exec/port.js';
+export type { HookEmission, HookExecutor, HookProgress } from './exec/port.js';
+export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protocol/result.js';
+export type { HookOutput } from './protocol/output.js';
+
+// Secret redaction (SPEC §4.7): the rules the engine applies, for a host's own logs.
+export { redactText, redactJson } from './protocol/redact.js';

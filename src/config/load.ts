@@ -8,6 +8,7 @@ import { readText } from './files.js';
 import type { ConfigProblem } from './problems.js';
 import { readDisabled } from './state.js';
 
+/** Where `loadHooks` looks; every field has a default under the home folder. */
 export interface LoadOptions {
   /** Home folder; default `os.homedir()` (so `HOME` relocates everything below). */
   readonly home?: string;
@@ -15,14 +16,19 @@ export interface LoadOptions {
   readonly configPath?: string;
   /** User extension folders; default `[<home>/.copilot-shell/extensions]`. Replaces the default. */
   readonly extensionsDirs?: readonly string[];
-  /** Default `/usr/share/anolisa/extensions`. */
-  readonly systemExtensionsDir?: string;
+  /**
+   * System extension folder; default `/usr/share/anolisa/extensions` (missing = none, silently).
+   * `null` or `false`: read no system extensions at all. A folder given here that does not exist
+   * is a warning.
+   */
+  readonly systemExtensionsDir?: string | null | false | undefined;
   /** Folder of `extensions.json` and `hooks.json`; default `<home>/.copilot-shell/states`. */
   readonly stateDir?: string;
   /** `${workspacePath}`; default `process.cwd()`. */
   readonly workspace?: string;
 }
 
+/** What `loadHooks` read: the config file and each extension found. */
 export interface LoadedSources {
   /** The config file that was read; absent when the default file does not exist. */
   readonly configFile?: string;
@@ -35,10 +41,12 @@ export interface LoadedSources {
   }[];
 }
 
+/** The result of `loadHooks`: the registry and warnings, or every error of an invalid config file. */
 export type LoadResult =
   | { ok: true; registry: Registry; warnings: ConfigProblem[]; sources: LoadedSources }
   | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[] };
 
+/** Where system-wide extensions are looked for by default. */
 export const DEFAULT_SYSTEM_EXTENSIONS_DIR = '/usr/share/anolisa/extensions';
 
 const readConfig = (file: string, explicit: boolean): ConfigFileResult & { read: boolean } => {
@@ -85,11 +93,15 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
       scope: 'user' as const,
       explicit: options.extensionsDirs !== undefined,
     })),
-    {
-      dir: options.systemExtensionsDir ?? DEFAULT_SYSTEM_EXTENSIONS_DIR,
-      scope: 'system',
-      explicit: options.systemExtensionsDir !== undefined,
-    },
+    ...(options.systemExtensionsDir === null || options.systemExtensionsDir === false
+      ? []
+      : [
+          {
+            dir: options.systemExtensionsDir ?? DEFAULT_SYSTEM_EXTENSIONS_DIR,
+            scope: 'system' as const,
+            explicit: options.systemExtensionsDir !== undefined,
+          },
+        ]),
   ];
   // SPEC §2: `enabled = false` switches extension hooks off too, so they are not even read.
   const extensions = config.enabled ? loadExtensions(folders, workspace) : { extensions: [], warnings: [] };

@@ -11,6 +11,7 @@ export const EVENT_NAMES = [
   'AfterModel',
 ] as const;
 
+/** The name of one of the eight lifecycle events (SPEC §1). */
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** A hook's normalized decision; `none` is pass-through. */

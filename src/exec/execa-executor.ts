@@ -12,6 +12,7 @@ import { hookEnvironment } from './hook-env.js';
 import type { HookExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 
+/** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions {
   /** How long to keep reading stdout/stderr after the hook process exited. Default 100 ms. */
   readonly drainMs?: number;

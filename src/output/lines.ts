@@ -96,8 +96,11 @@ export const toDecision = (seq: number, event: HookEvent, verdict: Verdict): Hoo
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** Whether an output line is a decision (for `filter` on `output$`). */
 export const isDecision = (line: OutputLine): line is HookDecision => line.type === 'hook_decision';
+/** Whether an output line is a notification. */
 export const isNotification = (line: OutputLine): line is HookNotification => line.type === 'stream_event';
+/** Whether an output line is a `hook_error` (an input that was not a valid event). */
 export const isHookError = (line: OutputLine): line is HookError => line.type === 'hook_error';
 
 const SEPARATOR = /[\u2028\u2029]/;

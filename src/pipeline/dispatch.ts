@@ -15,6 +15,7 @@ export class InvalidEventError extends Error {
   override readonly name = 'InvalidEventError';
 }
 
+/** A promise-style front end of the engine, made by `createDispatcher`. */
 export interface Dispatcher {
   /** Runs one event through the chain; resolves with its decision. Calls are queued in order. */
   dispatch(event: unknown): Promise<DispatchResult>;

@@ -1,2 +1,3 @@
 export * from './pipeline.js';
 export * from './dispatch.js';
+export * from './session.js';

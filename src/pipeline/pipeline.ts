@@ -49,6 +49,7 @@ export interface PipelineDeps {
   readonly cwd: () => string;
 }
 
+/** How the engine schedules events. */
 export interface PipelineOptions {
   /**
    * `sequential` (default): one event at a time, decision N before any hook of N+1.
@@ -119,9 +120,9 @@ const internalFailureLines = (item: AdmittedEvent, chain: readonly Hook[], error
 /**
  * The lines of one event: a notification per hook as it finishes, then the decision. The chain
  * runs hook by hook and stops after the first effective block. Whatever throws on the way becomes
- * the event's internal-failure answer; lines already out stay out.
+ * the event's internal-failure answer; lines already out stay out. Also used by `createSession`.
  */
-const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
+export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
   job.chain.length === 0
     ? [toDecision(job.seq, job.event, aggregate([]))] // most events have no hook: skip the chain machinery
     : from(job.chain).pipe(

@@ -11,8 +11,10 @@ export const FAILURE_KINDS = [
   'output_too_large',
   'exception',
 ] as const;
+/** Why a hook failed: `spawn`, `exit`, `timeout`, `invalid_output`, … (SPEC §4.5). */
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
+/** A hook that answered: its normalized output. */
 export interface HookSuccess {
   readonly outcome: 'ok';
   readonly output: HookOutput;
@@ -20,6 +22,7 @@ export interface HookSuccess {
   readonly note?: string;
 }
 
+/** A hook that failed: the kind, a message, and the first stderr line when there was one. */
 export interface HookFailure {
   readonly outcome: FailureKind;
   /** A sentence for people, e.g. `timed out after 5000 ms`. */

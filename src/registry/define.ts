@@ -25,6 +25,7 @@ export type HookDefinition = {
   | { readonly command: string; readonly env?: Readonly<Record<string, string>> }
 );
 
+/** Hook definitions per event name, in chain order: the argument of `defineHooks`. */
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
 
 /** A hook's timeout bounds in milliseconds (SPEC §2), for every source: config, manifest, code. */

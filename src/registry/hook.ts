@@ -1,7 +1,6 @@
 import type { Observable } from 'rxjs';
-import type { EventName } from '../events/names.js';
+import type { Decision, EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
-import type { HookOutput } from '../protocol/output.js';
 import type { ToolMatcher } from './matcher.js';
 
 /** Fields every resolved hook has, whatever runs it. */
@@ -34,13 +33,40 @@ export interface CommandHook extends HookBase {
   readonly workspacePath?: string;
 }
 
-/** One answer of an in-process hook: an output object, or nothing (pass-through). */
-export type HookFunctionValue = Partial<HookOutput> | Record<string, unknown> | null | undefined | void;
+/**
+ * The `decision` spellings an in-process hook may return (SPEC §4.3): `approve` means `allow`,
+ * `deny` and `reject` mean `block`; `none`, `""`, `null` or no decision at all mean pass-through.
+ * The type lists the lowercase spellings; at run time any letter case is accepted, as from a
+ * command hook.
+ */
+export type HookDecisionSpelling = Decision | 'approve' | 'deny' | 'reject' | '' | null;
+
+/**
+ * The answer object of an in-process hook: the fields of a command hook's JSON output (SPEC §4.3),
+ * typed, so that `{ decision: 'maybe' }` or a misspelt field does not compile.
+ */
+export interface HookAnswer {
+  readonly decision?: HookDecisionSpelling | undefined;
+  /** Why: given to the model, and the notification text when there is no `systemMessage`. */
+  readonly reason?: string | undefined;
+  /** Shown to the user. */
+  readonly systemMessage?: string | undefined;
+  /** `systemMessage` as cosh-core spells it; wins when both are given. */
+  readonly system_message?: string | undefined;
+  /** Event-specific fields, e.g. `additional_context`; merged along the chain. */
+  readonly hookSpecificOutput?: Readonly<Record<string, unknown>> | undefined;
+  /** `hookSpecificOutput` as cosh-core spells it; wins when both are given. */
+  readonly hook_specific_output?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One answer of an in-process hook: an answer object, or nothing (pass-through). */
+export type HookFunctionValue = HookAnswer | null | undefined | void;
 
 /** What an in-process hook may return: an answer, a Promise of one, or an Observable (first value counts). */
 export type HookFunctionResult =
   HookFunctionValue | Promise<HookFunctionValue> | Observable<HookFunctionValue>;
 
+/** An in-process hook: called with the event, answers like a command hook's stdout would. */
 export type HookFunction = (event: HookEvent) => HookFunctionResult;
 
 /** A hook that runs in the host process, with the same chain semantics as a command hook. */
@@ -49,9 +75,11 @@ export interface FunctionHook extends HookBase {
   readonly run: HookFunction;
 }
 
+/** A resolved hook, as the registry holds it. */
 export type Hook = CommandHook | FunctionHook;
 
 /** Every hook per event, in chain order (SPEC §4): what config loading produces and the engine consumes. */
 export type Registry = Readonly<Record<EventName, readonly Hook[]>>;
 
+/** A hook's timeout when none is configured, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 5000;

@@ -130,8 +130,10 @@ describe('runHooks', () => {
       const registry = defineHooks({
         PreToolUse: [
           { name: 'sync', run: () => ({ decision: 'approve', reason: 'fine' }) },
+          // @ts-expect-error: the type lists lowercase spellings; at run time any case counts (a JS host)
           { name: 'observable', run: () => cold('--x|', { x: { decision: 'ASK' } }) },
           { name: 'slow', timeout: 2, run: () => cold('-----x|', { x: { decision: 'block' } }) },
+          // @ts-expect-error: not a decision; the compiler rejects it, a JS host gets invalid_output
           { name: 'bad', run: () => ({ decision: 'sometimes' }) },
           {
             name: 'throws',

@@ -1,0 +1,166 @@
+import { from, Observable, type Subscriber, type Subscription } from 'rxjs';
+import type { MatchedEvent } from '../../operators/matchHooks.js';
+import { admit } from '../events/input.js';
+import type { HookError, OutputLine } from '../output/lines.js';
+import { chainFor } from '../registry/chain.js';
+import type { Registry } from '../registry/hook.js';
+import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
+
+/** Options of `createSession`: the same scheduling choices as the pipeline's. */
+export type SessionOptions = PipelineOptions;
+
+/** The error of every `decide` still running or queued at `close()`, and of every `decide` after it. */
+export class SessionClosedError extends Error {
+  override readonly name = 'SessionClosedError';
+}
+
+/**
+ * A long-lived engine for a host's own RxJS loop, made by `createSession`: one event in, that
+ * event's lines out, with `seq` counting across calls. It holds what the run holds (running hook
+ * processes) until `close()`.
+ */
+export interface Session {
+  /**
+   * The lines of one event: a notification per hook as it finishes, then its decision, then
+   * completion. An input that is not a valid event gives one `hook_error` value (never an error
+   * notification), so a host loop goes on. Cold: nothing runs before `subscribe`, and each
+   * subscription decides the event once more (with a new `seq`); subscribe once, as `concatMap`
+   * does. Unsubscribing cancels the event: its running hook is stopped (a command hook's process
+   * group is killed) and the hooks after it never start.
+   *
+   * Events wait for each other as in the pipeline: with `concurrency: 'sequential'` (default) an
+   * event's hooks start only after every earlier subscribed event is decided or cancelled; with
+   * `'per-session'` only events of the same `session_id` wait for each other. Errors with
+   * `SessionClosedError` once the session is closed.
+   */
+  decide(event: unknown): Observable<OutputLine>;
+  /**
+   * Ends the session: every running or queued `decide` errors with `SessionClosedError` and its
+   * hooks are stopped; later `decide`s error the same way. Idempotent.
+   */
+  close(): void;
+  /** Whether `close()` was called. */
+  readonly closed: boolean;
+}
+
+/** One subscribed `decide` in its queue; the head of a queue is the one running. */
+interface Turn {
+  started: boolean;
+  readonly start: () => void;
+  readonly subscriber: Subscriber<OutputLine>;
+}
+
+interface Queue {
+  readonly turns: Turn[];
+  /** Set while `pump` runs, so that a turn ending synchronously does not start the next one recursively. */
+  pumping: boolean;
+}
+
+/**
+ * Creates a session on a registry: the reactive way to ask for one event's decision. Compose it
+ * in a host loop as `events$.pipe(concatMap((event) => session.decide(event)))`.
+ *
+ * ```
+ * events$:                 --a---------b-------|
+ * concatMap(decide):       --------n-A------B--|     n = a's notification, A and B the decisions
+ * ```
+ */
+export const createSession = (
+  registry: Registry,
+  deps: PipelineDeps,
+  options: SessionOptions = {},
+): Session => {
+  let closed = false;
+  let index = 0;
+  let seq = 0;
+  const queues = new Map<string, Queue>();
+
+  // Starts the head of a queue; loops (instead of recursing) over turns that end synchronously.
+  const pump = (key: string, queue: Queue): void => {
+    if (queue.pumping) return;
+    queue.pumping = true;
+    try {
+      for (let head = queue.turns[0]; !closed && head !== undefined && !head.started; head = queue.turns[0]) {
+        head.started = true;
+        head.start();
+      }
+    } finally {
+      queue.pumping = false;
+    }
+    if (queue.turns.length === 0) queues.delete(key);
+  };
+
+  const leave = (key: string, turn: Turn): void => {
+    const queue = queues.get(key);
+    if (queue === undefined) return;
+    const at = queue.turns.indexOf(turn);
+    if (at === -1) return;
+    queue.turns.splice(at, 1);
+    pump(key, queue);
+  };
+
+  const enter = (key: string, turn: Turn): void => {
+    const queue = queues.get(key) ?? { turns: [], pumping: false };
+    queues.set(key, queue);
+    queue.turns.push(turn);
+    pump(key, queue);
+  };
+
+  const decide = (input: unknown): Observable<OutputLine> =>
+    new Observable<OutputLine>((subscriber) => {
+      if (closed) {
+        subscriber.error(new SessionClosedError('the session is closed'));
+        return;
+      }
+      index += 1;
+      const admission = admit(input, deps);
+      if (admission.kind === 'rejected') {
+        const error: HookError = { type: 'hook_error', index, message: admission.message };
+        subscriber.next(error);
+        subscriber.complete();
+        return;
+      }
+      seq += 1;
+      const job: MatchedEvent = {
+        kind: 'event',
+        seq,
+        event: admission.event,
+        chain: chainFor(registry, admission.event),
+      };
+      const key = options.concurrency === 'per-session' ? admission.event.session_id : '';
+      let running: Subscription | undefined;
+      const turn: Turn = {
+        started: false,
+        subscriber,
+        start: () => {
+          running = from(runEvent(job, deps)).subscribe({
+            next: (line) => subscriber.next(line),
+            error: (error: unknown) => subscriber.error(error),
+            complete: () => subscriber.complete(),
+          });
+        },
+      };
+      // Added before `enter`: a turn that ends synchronously leaves its queue at once.
+      subscriber.add(() => {
+        running?.unsubscribe();
+        leave(key, turn);
+      });
+      enter(key, turn);
+    });
+
+  return {
+    decide,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      const turns = [...queues.values()].flatMap((queue) => queue.turns);
+      for (const turn of turns) {
+        turn.subscriber.error(new SessionClosedError('the session was closed before the decision'));
+      }
+      queues.clear();
+    },
+    get closed() {
+      return closed;
+    },
+  };
+};

@@ -1,0 +1,206 @@
+// The public API, locked: every name each entry point exports (values and types). Adding,
+// renaming or removing a public name is a decision; make it here, in the same commit, on purpose.
+// On a mismatch the test prints which names were added and which removed.
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const API: Readonly<Record<string, readonly string[]>> = {
+  'cosh-hooks': [
+    'CommandHook',
+    'ConfigProblem',
+    'DEFAULT_SYSTEM_EXTENSIONS_DIR',
+    'DEFAULT_TIMEOUT_MS',
+    'Decision',
+    'DispatchResult',
+    'Dispatcher',
+    'EVENT_NAMES',
+    'EventName',
+    'ExecaExecutorOptions',
+    'FailureKind',
+    'FunctionHook',
+    'Hook',
+    'HookAnswer',
+    'HookBase',
+    'HookDecision',
+    'HookDecisionSpelling',
+    'HookDefinition',
+    'HookDefinitionError',
+    'HookDefinitions',
+    'HookEmission',
+    'HookError',
+    'HookEvent',
+    'HookExecutor',
+    'HookFailure',
+    'HookFunction',
+    'HookFunctionResult',
+    'HookFunctionValue',
+    'HookNotification',
+    'HookOutcome',
+    'HookOutput',
+    'HookProgress',
+    'HookReport',
+    'HookResult',
+    'HookStreams',
+    'HookSuccess',
+    'InvalidEventError',
+    'JsonLine',
+    'LoadOptions',
+    'LoadResult',
+    'LoadedSources',
+    'OutputLine',
+    'PipelineDeps',
+    'PipelineOptions',
+    'Registry',
+    'Session',
+    'SessionClosedError',
+    'SessionOptions',
+    'ToolMatcher',
+    'concatRegistries',
+    'createDispatcher',
+    'createSession',
+    'defaultDeps',
+    'defineHooks',
+    'encodeLine',
+    'execaExecutor',
+    'formatProblem',
+    'hookPipeline',
+    'isDecision',
+    'isHookError',
+    'isNotification',
+    'loadHooks',
+    'redactJson',
+    'redactText',
+    'registryOf',
+    'resultOnly',
+  ],
+  'cosh-hooks/operators': [
+    'Admitted',
+    'AdmittedEvent',
+    'ChainStep',
+    'EffectiveDecision',
+    'HookIdentity',
+    'HookRun',
+    'Job',
+    'MatchedEvent',
+    'RejectedInput',
+    'RunDeps',
+    'Verdict',
+    'admitEvents',
+    'concatMapByKey',
+    'foldDecision',
+    'matchHooks',
+    'runHook',
+    'runHooks',
+    'stopOnBlock',
+  ],
+  'cosh-hooks/testing': [
+    'FakeBehaviours',
+    'commandHook',
+    'createTestScheduler',
+    'fakeExecutor',
+    'progress',
+    'results',
+    'testDeps',
+  ],
+};
+
+/** The source file of each entry point (package.json "exports" points at their build). */
+const ENTRIES: Readonly<Record<string, string>> = {
+  'cosh-hooks': 'src/index.ts',
+  'cosh-hooks/operators': 'operators/index.ts',
+  'cosh-hooks/testing': 'src/testing/index.ts',
+};
+
+interface Exported {
+  readonly name: string;
+  readonly isValue: boolean;
+  readonly doc: string;
+}
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every export of each entry point, with whether it exists at run time and its TSDoc text. */
+const readApi = (): Record<string, Exported[]> => {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    `${root}tsconfig.lib.json`,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (config === undefined) throw new Error('tsconfig.lib.json not readable');
+  const program = ts.createProgram(
+    Object.values(ENTRIES).map((file) => `${root}${file}`),
+    config.options,
+  );
+  const checker = program.getTypeChecker();
+  return Object.fromEntries(
+    Object.entries(ENTRIES).map(([entry, file]) => {
+      const source = program.getSourceFile(`${root}${file}`);
+      const module = source && checker.getSymbolAtLocation(source);
+      if (module === undefined) throw new Error(`${file}: not a module`);
+      const exported = checker.getExportsOfModule(module).map((symbol): Exported => {
+        const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+        const typeOnly = symbol.declarations?.some((d) => ts.isTypeOnlyExportDeclaration(d)) ?? false;
+        return {
+          name: symbol.getName(),
+          isValue: !typeOnly && (target.flags & ts.SymbolFlags.Value) !== 0,
+          doc: ts.displayPartsToString(target.getDocumentationComment(checker)).trim(),
+        };
+      });
+      return [entry, exported.sort((a, b) => (a.name < b.name ? -1 : 1))];
+    }),
+  );
+};
+
+const api = readApi();
+
+const difference = (actual: readonly string[], locked: readonly string[]): string => {
+  const added = actual.filter((name) => !locked.includes(name));
+  const removed = locked.filter((name) => !actual.includes(name));
+  return [
+    added.length > 0 ? `added (not in the lock): ${added.join(', ')}` : '',
+    removed.length > 0 ? `removed (still in the lock): ${removed.join(', ')}` : '',
+    'If this change of the public API is intended, update API in test/package/api.test.ts.',
+  ]
+    .filter(Boolean)
+    .join('\n');
+};
+
+describe('the public API', () => {
+  for (const entry of Object.keys(ENTRIES)) {
+    it(`${entry} exports exactly the locked names`, () => {
+      const names = (api[entry] ?? []).map((exported) => exported.name);
+      const locked = [...(API[entry] ?? [])].sort();
+      expect(names, difference(names, locked)).toEqual(locked);
+    });
+
+    it(`${entry}: every exported name has a TSDoc comment`, () => {
+      const undocumented = (api[entry] ?? []).filter((exported) => exported.doc === '').map((e) => e.name);
+      expect(undocumented).toEqual([]);
+    });
+
+    it(`${entry}: the built module has exactly the value exports at run time`, async () => {
+      const module = (await import(entry)) as Record<string, unknown>;
+      const values = (api[entry] ?? []).filter((exported) => exported.isValue).map((e) => e.name);
+      expect(Object.keys(module).sort()).toEqual(values);
+    });
+  }
+
+  it('exports each name from one entry point only', () => {
+    const seen = new Map<string, string>();
+    const twice: string[] = [];
+    for (const [entry, exported] of Object.entries(api)) {
+      for (const { name } of exported) {
+        const first = seen.get(name);
+        if (first !== undefined) twice.push(`${name} (${first} and ${entry})`);
+        seen.set(name, entry);
+      }
+    }
+    expect(twice).toEqual([]);
+  });
+});
