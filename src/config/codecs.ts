@@ -179,6 +179,7 @@ export const CONFIG_HOOK_KEYS = [
   'timeout',
   'matcher',
   'fail_closed',
+  'persistent',
   'env',
   'description',
 ] as const;
@@ -191,6 +192,7 @@ export const ConfigHook = object('a hook table', {
     timeout: TimeoutMs,
     matcher: Matcher,
     fail_closed: ABoolean,
+    persistent: ABoolean,
     env: Env,
     description: AString,
   },
@@ -228,6 +230,7 @@ export const ManifestCommandHook = object('an object', {
     timeout: TimeoutMs,
     env: Env,
     fail_closed: ABoolean,
+    persistent: ABoolean,
   },
 });
 export type ManifestCommandHook = t.TypeOf<typeof ManifestCommandHook>;

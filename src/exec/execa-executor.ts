@@ -6,7 +6,8 @@ import { failure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
-import type { HookExecutor } from './port.js';
+import { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
+import type { HookExecutor, RunScopedExecutor } from './port.js';
 
 export interface ExecaExecutorOptions {
   /** How long to keep reading stdout/stderr after the hook process exited. Default 100 ms. */
@@ -162,7 +163,7 @@ const hookEnv = (hook: CommandHook, event: HookEvent): Record<string, string> =>
  *
  * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
  */
-export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor => {
+const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
   const settings = { ...DEFAULTS, ...options };
   return (hook, event) =>
     new Observable((subscriber) => {
@@ -264,6 +265,18 @@ export const execaExecutor = (options: ExecaExecutorOptions = {}): HookExecutor 
       };
     });
 };
+
+/**
+ * The real executor: every command hook as a process per event (above), except hooks with
+ * `persistent: true`, answered by one long-running process per hook and run (`./persistent.ts`,
+ * SPEC §8). The result is run-scoped: `hookPipeline` opens it per run and ends its processes with
+ * the run.
+ *
+ * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
+ */
+export const execaExecutor = (
+  options: ExecaExecutorOptions & PersistentHookOptions = {},
+): RunScopedExecutor => withPersistentHooks(perEventExecutor(options), options);
 
 /**
  * The execa options of every hook process: its own process group, pipes read by this module

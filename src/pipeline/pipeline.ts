@@ -1,7 +1,9 @@
 import {
   asyncScheduler,
   concatMap,
+  defer,
   filter,
+  finalize,
   from,
   map,
   share,
@@ -15,7 +17,7 @@ import { foldDecision, type ChainStep } from '../../operators/foldDecision.js';
 import { matchHooks, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
-import type { HookExecutor } from '../exec/port.js';
+import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
   isHookError,
@@ -100,11 +102,18 @@ export const hookPipeline =
   (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
     const jobs$ = input$.pipe(admitEvents(deps), matchHooks(registry));
-    const output$ = jobs$.pipe(
-      options.concurrency === 'per-session'
-        ? concatMapByKey(sessionOf, (job) => runJob(job, deps))
-        : concatMap((job) => runJob(job, deps)),
-    );
+    // What the executor keeps across events (persistent hook processes) lives exactly as long as
+    // the run: opened on subscribe, ended on completion, error or unsubscribe.
+    const output$ = defer(() => {
+      const run = openRun(deps.executor);
+      const runDeps = { ...deps, executor: run.executor };
+      return jobs$.pipe(
+        options.concurrency === 'per-session'
+          ? concatMapByKey(sessionOf, (job) => runJob(job, runDeps))
+          : concatMap((job) => runJob(job, runDeps)),
+        finalize(() => run.unsubscribe()),
+      );
+    });
     // One run for all four streams. After it ended, a late subscriber only sees the completion:
     // hooks have side effects and must never run twice for one event.
     const shared$ = output$.pipe(share({ resetOnComplete: false, resetOnError: false }));

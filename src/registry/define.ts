@@ -19,7 +19,12 @@ export type HookDefinition = {
   readonly enabled?: boolean;
 } & (
   | { readonly run: HookFunction }
-  | { readonly command: string; readonly env?: Readonly<Record<string, string>> }
+  | {
+      readonly command: string;
+      readonly env?: Readonly<Record<string, string>>;
+      /** One long-running process answers every event (SPEC §8). Default false. */
+      readonly persistent?: boolean;
+    }
 );
 
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
@@ -53,6 +58,7 @@ export const commandHookOf = (
   fields: HookFields & {
     readonly command: string;
     readonly env?: Readonly<Record<string, string>> | undefined;
+    readonly persistent?: boolean | undefined;
     readonly extensionPath?: string | undefined;
   },
   source: string,
@@ -61,6 +67,7 @@ export const commandHookOf = (
   ...hookBaseOf(fields, source),
   command: fields.command,
   env: fields.env ?? {},
+  persistent: fields.persistent ?? false,
   ...(fields.extensionPath !== undefined && { extensionPath: fields.extensionPath }),
 });
 

@@ -22,6 +22,11 @@ export interface CommandHook extends HookBase {
   readonly kind: 'command';
   readonly command: string;
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * One long-running process answers every event of this hook, a JSON line in and a line out
+   * (SPEC §8), instead of a process per event.
+   */
+  readonly persistent: boolean;
   /** Folder of the extension that shipped the hook, for `list`. */
   readonly extensionPath?: string;
 }
