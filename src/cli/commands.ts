@@ -11,6 +11,7 @@ import {
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
+  modeOf,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags } from './options.js';
 import { serve } from './serve.js';
@@ -54,7 +55,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   if (!loaded.ok) return EXIT.invalidConfig;
   const serving = serve(
     loaded.registry,
-    defaultDeps(execaExecutor()),
+    defaultDeps(execaExecutor({ workspace: toLoadOptions(flags, process.cwd()).workspace })),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
@@ -141,7 +142,10 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  const dispatcher = createDispatcher(loaded.registry, defaultDeps(execaExecutor()));
+  const dispatcher = createDispatcher(
+    loaded.registry,
+    defaultDeps(execaExecutor({ workspace: toLoadOptions(flags, process.cwd()).workspace })),
+  );
   let interrupted: number | undefined;
   onInterrupt((status) => {
     interrupted = status;
@@ -172,6 +176,10 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
           result.notifications,
           result.decision,
           stdoutColor(),
+          (name, source) => {
+            const hook = loaded.registry[eventName].find((h) => h.name === name && h.source === source);
+            return hook === undefined ? undefined : modeOf(hook);
+          },
         );
   process.stdout.write(`${text}\n`);
   return EXIT.ok;

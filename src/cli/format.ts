@@ -42,8 +42,14 @@ export const formatProblemLines = (
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-const hookCount = (registry: Registry): number =>
-  EVENT_NAMES.reduce((sum, name) => sum + registry[name].length, 0);
+const hookCount = (registry: Registry, which: (hook: Hook) => boolean = () => true): number =>
+  EVENT_NAMES.reduce((sum, name) => sum + registry[name].filter(which).length, 0);
+
+const isPersistent = (hook: Hook): boolean => hook.kind === 'command' && hook.persistent;
+
+/** How a hook runs (SPEC §8): `persistent` (one process for many events), else `per-event`. */
+export const modeOf = (hook: Hook): 'persistent' | 'per-event' | 'in-process' =>
+  hook.kind === 'function' ? 'in-process' : hook.persistent ? 'persistent' : 'per-event';
 
 /** The last line of `validate`: a count of problems, or what was found when there are none. */
 export const formatValidationSummary = (
@@ -62,7 +68,9 @@ export const formatValidationSummary = (
   const where = found?.sources.configFile ?? 'no config file';
   const extensions = found?.sources.extensions.length ?? 0;
   const hooks = found === undefined ? 0 : hookCount(found.registry);
-  return `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}`;
+  const persistent = found === undefined ? 0 : hookCount(found.registry, isPersistent);
+  const modes = persistent > 0 ? ` (${persistent} persistent)` : '';
+  return `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}${modes}`;
 };
 
 const matcherOf = (event: EventName, hook: Hook): string => {
@@ -79,6 +87,8 @@ export interface ListedHook {
   readonly matcher: string | null;
   readonly timeout: number;
   readonly fail_closed: boolean;
+  /** One long-running process for many events (SPEC §8). */
+  readonly persistent: boolean;
   readonly enabled: boolean;
   readonly description?: string;
   readonly extension_path?: string;
@@ -91,6 +101,7 @@ const listed = (hook: Hook): ListedHook => ({
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
+  persistent: isPersistent(hook),
   enabled: hook.enabled,
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
@@ -120,7 +131,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     if (chain.length === 0) continue;
     out.push('', p.bold(event));
     const rows = [
-      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'enabled'],
+      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'enabled', 'mode'],
       ...chain.map((hook, i) => [
         String(i + 1),
         hook.name,
@@ -129,6 +140,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
         hook.enabled ? 'yes' : 'no',
+        modeOf(hook),
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>
@@ -174,25 +186,34 @@ export const formatDecision = (decision: HookDecision, color: boolean): string =
   return lines.join('\n');
 };
 
-/** Each hook of the chain: what it decided, its outcome and how long it took. */
-export const formatHookReports = (decision: HookDecision, color: boolean): string => {
+/** How `fire` learns each reported hook's mode: by name and source, from the chain it ran. */
+export type ModeLookup = (name: string, source: string) => string | undefined;
+
+/**
+ * Each hook of the chain: what it decided, its outcome and how long it took; with `modes`, also
+ * how it runs (`per-event` or `persistent`).
+ */
+export const formatHookReports = (decision: HookDecision, color: boolean, modes?: ModeLookup): string => {
   const p = palette(color);
   if (decision.hooks.length === 0) return p.dim('no hooks apply to this event');
+  const mode = (name: string, source: string) => (modes === undefined ? [] : [modes(name, source) ?? '-']);
   const rows = [
-    ['hook', 'source', 'decision', 'outcome', 'time'],
+    ['hook', 'source', ...(modes === undefined ? [] : ['mode']), 'decision', 'outcome', 'time'],
     ...decision.hooks.map((hook) => [
       hook.name,
       hook.source,
+      ...mode(hook.name, hook.source),
       hook.decision ?? '-',
       hook.outcome,
       hook.duration_ms === undefined ? '' : `${hook.duration_ms} ms`,
     ]),
   ];
+  const shift = modes === undefined ? 0 : 1;
   return columns(rows, (row, column, cell) => {
     if (row === 0) return p.dim(cell);
-    if (column === 2 && cell.trim() !== '-') return decisionPaint(p, cell.trim() as Decision)(cell);
-    if (column === 3 && cell.trim() === 'skipped') return p.dim(cell);
-    if (column === 3 && cell.trim() !== 'ok') return p.magenta(cell);
+    if (column === 2 + shift && cell.trim() !== '-') return decisionPaint(p, cell.trim() as Decision)(cell);
+    if (column === 3 + shift && cell.trim() === 'skipped') return p.dim(cell);
+    if (column === 3 + shift && cell.trim() !== 'ok') return p.magenta(cell);
     return cell;
   }).join('\n');
 };
@@ -217,10 +238,11 @@ export const formatFireResult = (
   notifications: readonly HookNotification[],
   decision: HookDecision,
   color: boolean,
+  modes?: ModeLookup,
 ): string =>
   [
     formatEventHeadline(event, color),
     ...notifications.map((notification) => formatCard(notification, color)),
-    formatHookReports(decision, color),
+    formatHookReports(decision, color, modes),
     formatDecision(decision, color),
   ].join('\n\n');
