@@ -4,6 +4,7 @@
 // One process answers every event of the run: the engine writes each event as one JSON line on
 // stdin and waits for exactly one line back. Node's start-up is paid once instead of on every
 // tool call.
+import process from 'node:process';
 import { createInterface } from 'node:readline';
 
 // Compiled once, at start-up: the reason to be persistent.
