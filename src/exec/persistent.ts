@@ -314,6 +314,8 @@ class PersistentHook {
     }
     const live: Live = { child, pgid: child.pid, pending: [], pendingBytes: 0 };
     track(live.pgid);
+    // Errors are values here: a late `error` (a failed kill, a broken pipe) must never throw into the host.
+    child.on('error', ignore);
     child.stdin.on('error', ignore);
     child.stdout.on('error', ignore);
     child.stderr.on('error', ignore);
