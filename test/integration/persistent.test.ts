@@ -221,6 +221,23 @@ describe('persistent hooks: failures', () => {
     expect(after.hook_specific_output).toEqual({ pid, seen: 3 });
   });
 
+  it('gives invalid_output for a line of bytes that are not UTF-8, and keeps the process', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const binary = await run.send({ action: 'binary' });
+    expect(report(binary)).toMatchObject({ outcome: 'invalid_output' });
+    expect((await run.send({ action: 'pid' })).hook_specific_output).toEqual({ pid, seen: 3 });
+  });
+
+  it('sends a huge event with line separators and control characters as one line', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const text = `a\u2028b\u2029c\rd\ne\u0000f${'z'.repeat(3 * 1024 * 1024)}\r\n`;
+    const answer = await run.send({ action: 'length', text });
+    expect(answer.hook_specific_output).toEqual({ pid, seen: 2, length: text.length, tail: 'z\r\n' });
+    expect((await run.send({ action: 'pid' })).hook_specific_output).toEqual({ pid, seen: 3 });
+  });
+
   it('gives output_too_large for a line over 1 MiB and replaces the process', async () => {
     const run = drive([keeper()]);
     const pid = pidOf(await run.send({ action: 'pid' }));
@@ -301,6 +318,23 @@ describe('persistent hooks: back-off', () => {
     ]);
     // Six events, three starts: the fast failures paid none.
     expect(readFileSync(starts, 'utf8')).toBe('start\nstart\nstart\n');
+  });
+
+  it('reports a command that cannot start as spawn, then backs off', async () => {
+    const clock = 5_000;
+    const run = drive([{ name: 'missing', command: '/nonexistent/hook --flag', persistent: true }], {
+      now: () => clock,
+    });
+    const first = await run.send({});
+    expect([report(first)?.outcome, ...first.messages]).toEqual([
+      'spawn',
+      'could not start: /nonexistent/hook: not found',
+    ]);
+    const second = await run.send({});
+    expect([report(second)?.outcome, ...second.messages]).toEqual([
+      'spawn',
+      'restarting after 1 failure: next start in 100 ms (last: could not start: /nonexistent/hook: not found)',
+    ]);
   });
 
   it('forgets the failures once a process answers', async () => {
