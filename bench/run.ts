@@ -9,6 +9,7 @@ import { describeMachine, loadAverage } from './machine.js';
 import type { Context, Measurement } from './measurement.js';
 import { measureNoHook } from './no-hook.js';
 import { measurePerHook } from './per-hook.js';
+import { measurePersistent } from './persistent.js';
 import { measureHeap } from './heap.js';
 import { measureLeaks } from './leaks.js';
 import { measureCliMemory } from './memory-cli.js';
@@ -27,11 +28,12 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
     return { rows: [...cli.rows, ...leaks.rows], raw: { ...cli.raw, ...leaks.raw } };
   },
   '7': measureHeap,
+  '8': measurePersistent,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-7, comma-separated)`;
+  --only LIST  run only these measurements (1-8, comma-separated)`;
 
 interface Flags {
   readonly quick: boolean;

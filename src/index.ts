@@ -51,7 +51,14 @@ export type {
 export { execaExecutor } from './exec/execa-executor.js';
 export type { ExecaExecutorOptions } from './exec/execa-executor.js';
 export { resultOnly } from './exec/port.js';
-export type { HookEmission, HookExecutor, HookProgress } from './exec/port.js';
+export type {
+  ExecutorRun,
+  HookEmission,
+  HookExecutor,
+  HookProgress,
+  RunScopedExecutor,
+} from './exec/port.js';
+export type { PersistentHookOptions } from './exec/persistent.js';
 export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protocol/result.js';
 export type { HookOutput } from './protocol/output.js';
 

@@ -11,6 +11,7 @@ import {
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
+  modeOf,
   printableJson,
   unredactedHooks,
 } from './format.js';
@@ -56,7 +57,12 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   if (!loaded.ok) return EXIT.invalidConfig;
   const serving = serve(
     loaded.registry,
-    defaultDeps(execaExecutor({ maxProcesses: flags.maxProcesses })),
+    defaultDeps(
+      execaExecutor({
+        maxProcesses: flags.maxProcesses,
+        workspace: toLoadOptions(flags, process.cwd()).workspace,
+      }),
+    ),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
@@ -144,7 +150,12 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
 
   const dispatcher = createDispatcher(
     loaded.registry,
-    defaultDeps(execaExecutor({ maxProcesses: flags.maxProcesses })),
+    defaultDeps(
+      execaExecutor({
+        maxProcesses: flags.maxProcesses,
+        workspace: toLoadOptions(flags, process.cwd()).workspace,
+      }),
+    ),
   );
   let interrupted: number | undefined;
   onStopSignals((status) => {
@@ -178,6 +189,10 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
           result.notifications,
           result.decision,
           stdoutColor(),
+          (name, source) => {
+            const hook = loaded.registry[eventName].find((h) => h.name === name && h.source === source);
+            return hook === undefined ? undefined : modeOf(hook);
+          },
         );
   process.stdout.write(`${text}\n`);
   return EXIT.ok;

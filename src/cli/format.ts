@@ -81,8 +81,14 @@ export const formatProblemLines = (
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-const hookCount = (registry: Registry): number =>
-  EVENT_NAMES.reduce((sum, name) => sum + registry[name].length, 0);
+const hookCount = (registry: Registry, which: (hook: Hook) => boolean = () => true): number =>
+  EVENT_NAMES.reduce((sum, name) => sum + registry[name].filter(which).length, 0);
+
+const isPersistent = (hook: Hook): boolean => hook.kind === 'command' && hook.persistent;
+
+/** How a hook runs (SPEC §8): `persistent` (one process for many events), else `per-event`. */
+export const modeOf = (hook: Hook): 'persistent' | 'per-event' | 'in-process' =>
+  hook.kind === 'function' ? 'in-process' : hook.persistent ? 'persistent' : 'per-event';
 
 /** The last line of `validate`: a count of problems, or what was found when there are none. */
 export const formatValidationSummary = (
@@ -101,7 +107,9 @@ export const formatValidationSummary = (
   const where = printableLine(found?.sources.configFile ?? 'no config file');
   const extensions = found?.sources.extensions.length ?? 0;
   const hooks = found === undefined ? 0 : hookCount(found.registry);
-  const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}`;
+  const persistent = found === undefined ? 0 : hookCount(found.registry, isPersistent);
+  const modes = persistent > 0 ? ` (${persistent} persistent)` : '';
+  const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}${modes}`;
   const raw = found === undefined ? [] : unredactedHooks(found.registry);
   if (raw.length === 0) return summary;
   const names = raw.map((hook) => `${hook.event} ${hook.name} (${hook.source})`).join(', ');
@@ -133,6 +141,8 @@ export interface ListedHook {
   readonly timeout: number;
   readonly fail_closed: boolean;
   readonly redact: boolean;
+  /** One long-running process for many events (SPEC §8). */
+  readonly persistent: boolean;
   readonly enabled: boolean;
   readonly description?: string;
   readonly extension_path?: string;
@@ -146,6 +156,7 @@ const listed = (hook: Hook): ListedHook => ({
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
   redact: hook.redact !== false,
+  persistent: isPersistent(hook),
   enabled: hook.enabled,
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
@@ -179,7 +190,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     if (chain.length === 0) continue;
     out.push('', p.bold(event));
     const rows = [
-      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled'],
+      ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled', 'mode'],
       ...chain.map((hook, i) => [
         String(i + 1),
         printableLine(hook.name),
@@ -189,6 +200,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         hook.failClosed ? 'yes' : 'no',
         hook.redact === false ? 'no' : 'yes',
         hook.enabled ? 'yes' : 'no',
+        modeOf(hook),
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>
@@ -238,25 +250,34 @@ export const formatDecision = (decision: HookDecision, color: boolean): string =
   return lines.join('\n');
 };
 
-/** Each hook of the chain: what it decided, its outcome and how long it took. */
-export const formatHookReports = (decision: HookDecision, color: boolean): string => {
+/** How `fire` learns each reported hook's mode: by name and source, from the chain it ran. */
+export type ModeLookup = (name: string, source: string) => string | undefined;
+
+/**
+ * Each hook of the chain: what it decided, its outcome and how long it took; with `modes`, also
+ * how it runs (`per-event` or `persistent`).
+ */
+export const formatHookReports = (decision: HookDecision, color: boolean, modes?: ModeLookup): string => {
   const p = palette(color);
   if (decision.hooks.length === 0) return p.dim('no hooks apply to this event');
+  const mode = (name: string, source: string) => (modes === undefined ? [] : [modes(name, source) ?? '-']);
   const rows = [
-    ['hook', 'source', 'decision', 'outcome', 'time'],
+    ['hook', 'source', ...(modes === undefined ? [] : ['mode']), 'decision', 'outcome', 'time'],
     ...decision.hooks.map((hook) => [
       printableLine(hook.name),
       printableLine(hook.source),
+      ...mode(hook.name, hook.source),
       hook.decision ?? '-',
       hook.outcome,
       hook.duration_ms === undefined ? '' : `${hook.duration_ms} ms`,
     ]),
   ];
+  const shift = modes === undefined ? 0 : 1;
   return columns(rows, (row, column, cell) => {
     if (row === 0) return p.dim(cell);
-    if (column === 2 && cell.trim() !== '-') return decisionPaint(p, cell.trim() as Decision)(cell);
-    if (column === 3 && cell.trim() === 'skipped') return p.dim(cell);
-    if (column === 3 && cell.trim() !== 'ok') return p.magenta(cell);
+    if (column === 2 + shift && cell.trim() !== '-') return decisionPaint(p, cell.trim() as Decision)(cell);
+    if (column === 3 + shift && cell.trim() === 'skipped') return p.dim(cell);
+    if (column === 3 + shift && cell.trim() !== 'ok') return p.magenta(cell);
     return cell;
   }).join('\n');
 };
@@ -282,10 +303,11 @@ export const formatFireResult = (
   notifications: readonly HookNotification[],
   decision: HookDecision,
   color: boolean,
+  modes?: ModeLookup,
 ): string =>
   [
     formatEventHeadline(event, color),
     ...notifications.map((notification) => formatCard(notification, color)),
-    formatHookReports(decision, color),
+    formatHookReports(decision, color, modes),
     formatDecision(decision, color),
   ].join('\n\n');

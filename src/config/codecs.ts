@@ -175,6 +175,7 @@ export const CONFIG_HOOK_KEYS = [
   'timeout',
   'matcher',
   'fail_closed',
+  'persistent',
   'env',
   'description',
   'redact',
@@ -190,6 +191,7 @@ export const ConfigHook = object('a hook table', {
     timeout: TimeoutMs,
     matcher: Matcher,
     fail_closed: ABoolean,
+    persistent: ABoolean,
     env: Env,
     description: AString,
     redact: ABoolean,
@@ -234,6 +236,7 @@ export const ManifestCommandHook = object('an object', {
     fail_closed: ABoolean,
     fail_open: ABoolean,
     redact: ABoolean,
+    persistent: ABoolean,
   },
 });
 export type ManifestCommandHook = t.TypeOf<typeof ManifestCommandHook>;

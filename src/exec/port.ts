@@ -1,4 +1,4 @@
-import { filter, type Observable, type OperatorFunction } from 'rxjs';
+import { filter, type Observable, type OperatorFunction, type Unsubscribable } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
 import type { HookResult } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
@@ -30,3 +30,22 @@ export type HookExecutor = (hook: CommandHook, event: HookEvent) => Observable<H
 
 /** Drops progress notices: for callers that only want an executor's result. */
 export const resultOnly = (): OperatorFunction<HookEmission, HookResult> => filter(isResult);
+
+/** One run's view of an executor that keeps processes across events: `unsubscribe` ends them. */
+export interface ExecutorRun extends Unsubscribable {
+  readonly executor: HookExecutor;
+}
+
+/**
+ * An executor holding state whose lifetime is one run of the engine (persistent hook processes,
+ * SPEC §8). The pipeline calls `openRun` when a run starts and unsubscribes it when the run ends
+ * (end of input, unsubscribe, `close()`). Called directly, outside a run, it still works: each
+ * call then owns what it starts.
+ */
+export type RunScopedExecutor = HookExecutor & { readonly openRun: () => ExecutorRun };
+
+/** The executor for one run: a run-scoped executor's own, or a plain executor as it is. */
+export const openRun = (executor: HookExecutor): ExecutorRun =>
+  'openRun' in executor && typeof executor.openRun === 'function'
+    ? (executor as RunScopedExecutor).openRun()
+    : { executor, unsubscribe: () => undefined };

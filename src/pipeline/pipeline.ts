@@ -6,6 +6,7 @@ import {
   defer,
   EMPTY,
   filter,
+  finalize,
   from,
   map,
   share,
@@ -20,7 +21,7 @@ import { foldDecision, type ChainStep } from '../../operators/foldDecision.js';
 import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
-import type { HookExecutor } from '../exec/port.js';
+import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
   isHookError,
@@ -166,8 +167,12 @@ export const hookPipeline =
   (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
     const match = matchJob(registry);
-    const run = (item: Admitted) => runItem(item, match, deps);
     const output$ = defer(() => {
+      // What the executor keeps across events (persistent hook processes) lives exactly as long as
+      // the run: opened on subscribe, ended on completion, error or unsubscribe.
+      const opened = openRun(deps.executor);
+      const runDeps = { ...deps, executor: opened.executor };
+      const run = (item: Admitted) => runItem(item, match, runDeps);
       // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
       let inputError: { readonly error: unknown } | undefined;
       return input$.pipe(
@@ -183,6 +188,7 @@ export const hookPipeline =
             return failed === undefined ? EMPTY : throwError(() => failed.error);
           }),
         ),
+        finalize(() => opened.unsubscribe()),
       );
     });
     // One run for all four streams. After it ended, a late subscriber only sees the completion:

@@ -1,6 +1,7 @@
 import { from, Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import { admit } from '../events/input.js';
+import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { chainFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
@@ -17,7 +18,7 @@ export class SessionClosedError extends Error {
 /**
  * A long-lived engine for a host's own RxJS loop, made by `createSession`: one event in, that
  * event's lines out, with `seq` counting across calls. It holds what the run holds (running hook
- * processes) until `close()`.
+ * processes, and the processes of persistent hooks, SPEC §8) until `close()`.
  */
 export interface Session {
   /**
@@ -71,6 +72,9 @@ export const createSession = (
   options: SessionOptions = {},
 ): Session => {
   let closed = false;
+  // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
+  const opened = openRun(deps.executor);
+  const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
   let index = 0;
   let seq = 0;
   const queues = new Map<string, Queue>();
@@ -133,7 +137,7 @@ export const createSession = (
         started: false,
         subscriber,
         start: () => {
-          running = from(runEvent(job, deps)).subscribe({
+          running = from(runEvent(job, runDeps)).subscribe({
             next: (line) => subscriber.next(line),
             error: (error: unknown) => subscriber.error(error),
             complete: () => subscriber.complete(),
@@ -158,6 +162,7 @@ export const createSession = (
         turn.subscriber.error(new SessionClosedError('the session was closed before the decision'));
       }
       queues.clear();
+      opened.unsubscribe();
     },
     get closed() {
       return closed;

@@ -22,7 +22,12 @@ export type HookDefinition = {
   readonly enabled?: boolean;
 } & (
   | { readonly run: HookFunction }
-  | { readonly command: string; readonly env?: Readonly<Record<string, string>> }
+  | {
+      readonly command: string;
+      readonly env?: Readonly<Record<string, string>>;
+      /** One long-running process answers every event (SPEC §8). Default false. */
+      readonly persistent?: boolean;
+    }
 );
 
 /** Hook definitions per event name, in chain order: the argument of `defineHooks`. */
@@ -75,6 +80,7 @@ export const commandHookOf = (
   fields: HookFields & {
     readonly command: string;
     readonly env?: Readonly<Record<string, string>> | undefined;
+    readonly persistent?: boolean | undefined;
     readonly extensionPath?: string | undefined;
     readonly workspacePath?: string | undefined;
   },
@@ -84,6 +90,7 @@ export const commandHookOf = (
   ...hookBaseOf(fields, source),
   command: fields.command,
   env: fields.env ?? {},
+  persistent: fields.persistent ?? false,
   ...(fields.extensionPath !== undefined && { extensionPath: fields.extensionPath }),
   ...(fields.workspacePath !== undefined && { workspacePath: fields.workspacePath }),
 });

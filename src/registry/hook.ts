@@ -27,6 +27,11 @@ export interface CommandHook extends HookBase {
   readonly kind: 'command';
   readonly command: string;
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * One long-running process answers every event of this hook, a JSON line in and a line out
+   * (SPEC §8), instead of a process per event.
+   */
+  readonly persistent: boolean;
   /** Folder of the extension that shipped the hook: `list` shows it, the hook gets `COSH_EXTENSION_PATH`. */
   readonly extensionPath?: string;
   /** Workspace root the hook was loaded for (`COSH_WORKSPACE_PATH`); absent = the host's cwd. */

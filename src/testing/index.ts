@@ -73,6 +73,7 @@ export const commandHook = (
     source: 'config',
     command: `fake ${name}`,
     env: {},
+    persistent: false,
     timeoutMs: DEFAULT_TIMEOUT_MS,
     failClosed: false,
     enabled: true,

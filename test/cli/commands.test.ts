@@ -109,10 +109,10 @@ describe.concurrent('cosh-hooks list', () => {
     const pre = lines.indexOf('PreToolUse');
     expect(lines.slice(pre, pre + 6).map((line) => line.replace(/ +/g, ' ').trim())).toEqual([
       'PreToolUse',
-      '# name source matcher timeout fail_closed redact enabled',
-      '1 guard config ^(shell|run_shell_command)$ 2000 ms yes yes yes',
+      '# name source matcher timeout fail_closed redact enabled mode',
+      '1 guard config ^(shell|run_shell_command)$ 2000 ms yes yes yes per-event',
       expect.stringMatching(/^\$ grep -q 'rm -rf'/) as unknown,
-      '2 audit extension:audit-ext * 1000 ms no yes yes',
+      '2 audit extension:audit-ext * 1000 ms no yes yes per-event',
       '$ cat > /dev/null',
     ]);
     expect(result.stdout).toContain(
@@ -162,6 +162,7 @@ describe.concurrent('cosh-hooks list', () => {
         timeout: 2000,
         fail_closed: true,
         redact: true,
+        persistent: false,
         enabled: true,
       },
       {
@@ -172,6 +173,7 @@ describe.concurrent('cosh-hooks list', () => {
         timeout: 1000,
         fail_closed: false,
         redact: true,
+        persistent: false,
         enabled: true,
         extension_path: join(extensions, 'audit'),
       },
@@ -213,9 +215,9 @@ describe.concurrent('cosh-hooks fire', () => {
         '│ Command blocked by security policy',
         '╰─',
         '',
-        'hook   source               decision  outcome  time',
-        'guard  config               block     ok       N ms',
-        'audit  extension:audit-ext  -         skipped',
+        'hook   source               mode       decision  outcome  time',
+        'guard  config               per-event  block     ok       N ms',
+        'audit  extension:audit-ext  per-event  -         skipped',
         '',
         'decision BLOCK  Dangerous rm -rf command',
         '  message  Command blocked by security policy',

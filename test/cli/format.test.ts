@@ -92,15 +92,15 @@ describe('formatChains', () => {
         '             old (system, disabled)  /sys/old',
         '',
         'PreToolUse',
-        '  #  name   source  matcher  timeout  fail_closed  redact  enabled',
-        '  1  guard  config  ^shell$  2000 ms  yes          yes     yes',
+        '  #  name   source  matcher  timeout  fail_closed  redact  enabled  mode',
+        '  1  guard  config  ^shell$  2000 ms  yes          yes     yes      per-event',
         '     $ guard.sh',
-        '  2  audit  config  *        5000 ms  no           yes     no',
+        '  2  audit  config  *        5000 ms  no           yes     no       per-event',
         '     $ audit.sh',
         '',
         'Stop',
-        '  #  name     source  matcher            timeout  fail_closed  redact  enabled',
-        '  1  stopper  config  (ignored) ignored  5000 ms  no           yes     yes',
+        '  #  name     source  matcher            timeout  fail_closed  redact  enabled  mode',
+        '  1  stopper  config  (ignored) ignored  5000 ms  no           yes     yes      per-event',
         '     $ stop.sh',
         '',
         'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, BeforeModel, AfterModel',
@@ -130,6 +130,7 @@ describe('chainsToJson', () => {
         timeout: 2000,
         fail_closed: true,
         redact: true,
+        persistent: false,
         enabled: true,
       },
       {
@@ -140,6 +141,7 @@ describe('chainsToJson', () => {
         timeout: 5000,
         fail_closed: false,
         redact: true,
+        persistent: false,
         enabled: false,
       },
     ]);
@@ -162,6 +164,51 @@ describe('problems and validation summary', () => {
     expect(formatValidationSummary(0, 0, { registry, sources: { extensions: [] } }, false)).toBe(
       'ok: no config file, 0 extensions, 3 hooks',
     );
+  });
+});
+
+describe('the mode of a hook (SPEC §8)', () => {
+  const mixed = defineHooks(
+    {
+      PreToolUse: [
+        { name: 'kept', command: 'python3 k.py', persistent: true },
+        { name: 'once', command: 'o.sh' },
+      ],
+    },
+    'config',
+  );
+
+  it('list shows per-event or persistent in a mode column, and as persistent in JSON', () => {
+    const table = formatChains(mixed, { extensions: [] }, false).split('\n');
+    expect(table.filter((line) => /^ {2}[#\d]/.test(line))).toEqual([
+      '  #  name  source  matcher  timeout  fail_closed  redact  enabled  mode',
+      '  1  kept  config  *        5000 ms  no           yes     yes      persistent',
+      '  2  once  config  *        5000 ms  no           yes     yes      per-event',
+    ]);
+    expect(
+      chainsToJson(mixed, { extensions: [] }).events['PreToolUse'].map((hook) => hook.persistent),
+    ).toEqual([true, false]);
+  });
+
+  it('validate counts the persistent hooks', () => {
+    expect(formatValidationSummary(0, 0, { registry: mixed, sources: { extensions: [] } }, false)).toBe(
+      'ok: no config file, 0 extensions, 2 hooks (1 persistent)',
+    );
+  });
+
+  it('fire shows the mode of each hook it ran when given a lookup', () => {
+    const text = formatFireResult(
+      { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell' },
+      [],
+      decision,
+      false,
+      (name) => (name === 'guard' ? 'persistent' : undefined),
+    );
+    expect(text.split('\n').filter((line) => /^(hook|guard|audit) /.test(line))).toEqual([
+      'hook   source         mode        decision  outcome  time',
+      'guard  config         persistent  block     ok       12 ms',
+      'audit  extension:sec  -           -         skipped',
+    ]);
   });
 });
 

@@ -24,6 +24,7 @@ describe('decodeConfigText: valid files', () => {
         'timeout = 7000',
         'matcher = "^(shell|run_shell_command)$"',
         'fail_closed = true',
+        'persistent = true',
         'env = { TEAM = "platform" }',
         'description = "blocks rm -rf"',
       ),
@@ -39,6 +40,7 @@ describe('decodeConfigText: valid files', () => {
         source: 'config',
         command: '/usr/local/bin/my-security-hook --strict',
         env: { TEAM: 'platform' },
+        persistent: true,
         timeoutMs: 7000,
         failClosed: true,
         redact: true,
@@ -49,7 +51,7 @@ describe('decodeConfigText: valid files', () => {
     ]);
   });
 
-  it('fills the defaults: timeout 5000, fail_closed false, no env, no matcher', () => {
+  it('fills the defaults: timeout 5000, fail_closed false, not persistent, no env, no matcher', () => {
     const result = decodeConfigText(toml('[[hooks.Stop]]', 'name = "s"', 'command = "x"'), FILE);
     expect(result.hooks.Stop).toEqual([
       {
@@ -58,6 +60,7 @@ describe('decodeConfigText: valid files', () => {
         source: 'config',
         command: 'x',
         env: {},
+        persistent: false,
         timeoutMs: 5000,
         failClosed: false,
         redact: true,
@@ -258,6 +261,11 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
       { line: 6, path: 'hooks.PreToolUse[0].fail_closed', message: 'expected true or false, got "yes"' },
     ],
     [
+      'persistent as a number',
+      hook('command = "x"', 'persistent = 1'),
+      { line: 6, path: 'hooks.PreToolUse[0].persistent', message: 'expected true or false, got 1' },
+    ],
+    [
       'description as a number',
       hook('command = "x"', 'description = 1'),
       { line: 6, path: 'hooks.PreToolUse[0].description', message: 'expected a string, got 1' },
@@ -293,7 +301,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].failClosed',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, redact, fail_open, sequential); did you mean fail_closed?',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential); did you mean fail_closed?',
       },
     ],
     [
@@ -303,7 +311,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, redact, fail_open, sequential)',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential)',
       },
     ],
     [

@@ -74,6 +74,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         source: 'extension:agent-sec-core',
         command: `python3 ${path}/hooks/code_scanner_hook.py`,
         env: { AGENT_SEC_MODE: 'enforce', AGENT_SEC_HOME: `${path}/data` },
+        persistent: false,
         timeoutMs: 5000,
         failClosed: false,
         redact: true,
@@ -89,6 +90,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         source: 'extension:agent-sec-core',
         command: `python3 ${path}/hooks/pii_checker_hook.py --workspace /w`,
         env: {},
+        persistent: false,
         timeoutMs: 3000,
         failClosed: false,
         redact: true,
@@ -104,6 +106,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         source: 'extension:agent-sec-core',
         command: `python3 ${path}/hooks/secret_guard.py`,
         env: {},
+        persistent: false,
         timeoutMs: 10000,
         failClosed: true,
         redact: true,
@@ -120,6 +123,29 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
       result.extension.hooks.SessionStart.map((hook) => [hook.name, hook.command, hook.timeoutMs]),
     ).toEqual([['sec-context', `${path}/hooks/load-context.sh`, 5000]]);
     expect(result.extension.hooks.Stop).toEqual([]);
+  });
+
+  it('reads persistent: true on a command hook (absent = false)', () => {
+    const result = decode({
+      name: 'x',
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: 'command', name: 'kept', command: 'python3 k.py', persistent: true },
+              { type: 'command', name: 'once', command: 'python3 o.py' },
+            ],
+          },
+        ],
+      },
+    });
+    if (!result.ok) throw new Error('expected a valid manifest');
+    expect(
+      result.extension.hooks.Stop.map((hook) => [hook.name, hook.kind === 'command' && hook.persistent]),
+    ).toEqual([
+      ['kept', true],
+      ['once', false],
+    ]);
   });
 
   it('tokenless: env values substituted, names untouched, PostToolUse group', () => {
@@ -347,6 +373,15 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
         line: 11,
         path: 'hooks.PreToolUse[0].hooks[0].timeout',
         message: 'expected an integer 1..600000, got "5s"',
+      },
+    ],
+    [
+      'persistent as a string',
+      oneHook({ type: 'command', name: 'a', command: 'x', persistent: 'yes' }),
+      {
+        line: 11,
+        path: 'hooks.PreToolUse[0].hooks[0].persistent',
+        message: 'expected true or false, got "yes"',
       },
     ],
     [

@@ -345,3 +345,45 @@ describe('hookPipeline shares one run', () => {
     expect(lateCompleted).toBe(true);
   });
 });
+
+describe('hookPipeline: a run-scoped executor lives as long as the run (marbles)', () => {
+  /** The fake executor, with `openRun` recording when runs open and end (virtual frames). */
+  const scoped = (scheduler: ReturnType<typeof createTestScheduler>, behaviours: FakeBehaviours) => {
+    const log: string[] = [];
+    const executor = fakeExecutor(behaviours);
+    const openRun = () => {
+      log.push(`open@${scheduler.now()}`);
+      return { executor, unsubscribe: () => log.push(`end@${scheduler.now()}`) };
+    };
+    return { log, deps: testDeps(scheduler, Object.assign(executor, { openRun })) };
+  };
+
+  it('opens the run at subscribe, once for every output stream, and ends it when the input completes', () => {
+    const scheduler = createTestScheduler();
+    let log: string[] = [];
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const run = scoped(scheduler, { guard: cold('--g|', { g: results.allow() }) });
+      log = run.log;
+      const input = hot('-x-----|', { x: pre('s', 'ls') });
+      const streams = hookPipeline(chains([commandHook('guard')]), run.deps)(input);
+      expectObservable(streams.output$.pipe(map(brief))).toBe('---b---|', { b: 'D1:allow[guard=ok]' });
+      expectObservable(streams.decisions$.pipe(map(brief))).toBe('---b---|', { b: 'D1:allow[guard=ok]' });
+    });
+    expect(log).toEqual(['open@0', 'end@7']);
+  });
+
+  it('ends the run at unsubscribe, with a hook still running', () => {
+    const scheduler = createTestScheduler();
+    let log: string[] = [];
+    scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const guard = cold('------g|', { g: results.allow() });
+      const run = scoped(scheduler, { guard });
+      log = run.log;
+      const input = hot('-x------|', { x: pre('s', 'ls') });
+      const { output$ } = hookPipeline(chains([commandHook('guard')]), run.deps)(input);
+      expectObservable(output$.pipe(map(brief)), '^---!').toBe('-----');
+      expectSubscriptions(guard.subscriptions).toBe('-^--!');
+    });
+    expect(log).toEqual(['open@0', 'end@4']);
+  });
+});

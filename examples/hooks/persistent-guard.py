@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""A persistent security guard (persistent = true; docs/persistent.md).
+
+One process answers every event of the run: the engine writes each event as one JSON line on
+stdin and waits for exactly one line back. The start-up (the interpreter, the imports, compiling
+the rules) is paid once instead of on every tool call.
+"""
+import json
+import re
+import sys
+
+# Compiled once, at start-up: the reason to be persistent.
+BLOCK = re.compile(r"\brm\s+-[a-zA-Z]*[rR][a-zA-Z]*\s+(/|~|\*)(\s|$)|\bmkfs\b|\bdd\b.*\bof=/dev/")
+ASK = re.compile(r"\bgit\s+push\b.*(\s--force\b|\s-f\b)")
+
+
+def decide(event):
+    command = str((event.get("tool_input") or {}).get("command", ""))
+    if BLOCK.search(command):
+        return {"decision": "block", "reason": "Dangerous command", "systemMessage": "Blocked by policy"}
+    if ASK.search(command):
+        return {"decision": "ask", "reason": "A force-push rewrites shared history"}
+    return None  # no opinion: pass-through
+
+
+# One event per line; the loop ends when the engine closes stdin (end of the run): then exit.
+for line in sys.stdin:
+    try:
+        answer = decide(json.loads(line))
+    except Exception as error:  # one bad event must not kill the process: log it, pass
+        print(f"persistent-guard: {error}", file=sys.stderr, flush=True)
+        answer = None
+    # Exactly one line per event (an empty line = pass-through), flushed: the engine waits for it.
+    sys.stdout.write((json.dumps(answer) if answer else "") + "\n")
+    sys.stdout.flush()

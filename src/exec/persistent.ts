@@ -1,0 +1,532 @@
+import { execa } from 'execa';
+import { defer, finalize, Observable, type Subscriber } from 'rxjs';
+import type { HookEvent } from '../events/codecs.js';
+import { failure, type HookResult } from '../protocol/result.js';
+import type { CommandHook } from '../registry/hook.js';
+import type { Termination } from './classify.js';
+import { invocationOf } from './command.js';
+import {
+  backoffDelay,
+  backoffFailure,
+  classifyAnswer,
+  classifyDeath,
+  DEFAULT_BACKOFF,
+  isCrash,
+  tooLargeAnswer,
+  type Backoff,
+} from './persistent-answer.js';
+import type { ExecutorRun, HookEmission, HookExecutor, RunScopedExecutor } from './port.js';
+
+/** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
+export interface PersistentHookOptions {
+  /** Delay between closing stdin (run end) or SIGTERM (timeout, cancel) and SIGKILL. Default 500 ms. */
+  readonly killGraceMs?: number;
+  /** Longest answer line in bytes; longer is `output_too_large` and the process is killed. Default 1 MiB. */
+  readonly stdoutLimit?: number;
+  /** stderr bytes kept per request (the tail), for messages and fail_closed. Default 64 KiB. */
+  readonly stderrLimit?: number;
+  /** Working folder of persistent processes (SPEC §8: the workspace). Default the host's cwd. */
+  readonly workspace?: string;
+  /** How restarts of a hook that keeps dying are spaced. Default 100 ms doubling up to 10 s. */
+  readonly backoff?: Backoff;
+  /** The clock of the back-off, in milliseconds. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface Settings {
+  readonly killGraceMs: number;
+  readonly stdoutLimit: number;
+  readonly stderrLimit: number;
+  readonly workspace: string | undefined;
+  readonly backoff: Backoff;
+  readonly now: () => number;
+}
+
+const settingsOf = (options: PersistentHookOptions): Settings => ({
+  killGraceMs: options.killGraceMs ?? 500,
+  stdoutLimit: options.stdoutLimit ?? 1024 * 1024,
+  stderrLimit: options.stderrLimit ?? 64 * 1024,
+  workspace: options.workspace,
+  backoff: options.backoff ?? DEFAULT_BACKOFF,
+  now: options.now ?? Date.now,
+});
+
+const ignore = (): void => undefined;
+
+// ----- process groups that must not outlive the host
+
+/**
+ * Every persistent process group still alive. A host that calls `process.exit` while a run is open
+ * never gets to the run's end; the `exit` listener kills these groups synchronously then.
+ */
+const liveGroups = new Set<number>();
+let exitListener = false;
+
+const track = (pgid: number): void => {
+  liveGroups.add(pgid);
+  if (!exitListener) {
+    exitListener = true;
+    process.on('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+  }
+};
+
+/** Signals the whole process group; false when no process of it is left. */
+const signalGroup = (pgid: number, signal: NodeJS.Signals): boolean => {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const killGroupNow = (pgid: number): void => {
+  signalGroup(pgid, 'SIGKILL');
+  liveGroups.delete(pgid);
+};
+
+/** SIGTERM now, SIGKILL after `graceMs` (a referenced timer: a host about to exit waits for it). */
+const killGroupGracefully = (pgid: number, graceMs: number): void => {
+  if (!signalGroup(pgid, 'SIGTERM')) {
+    liveGroups.delete(pgid);
+    return;
+  }
+  setTimeout(() => killGroupNow(pgid), graceMs);
+};
+
+// ----- small buffers
+
+/** Keeps the last `limit` bytes. */
+const tailBuffer = (limit: number) => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    push(chunk: Buffer): void {
+      chunks.push(chunk);
+      size += chunk.length;
+      while (chunks.length > 1 && size - (chunks[0]?.length ?? 0) >= limit)
+        size -= chunks.shift()?.length ?? 0;
+    },
+    text: (): string => {
+      const all = Buffer.concat(chunks);
+      return all.subarray(Math.max(0, all.length - limit)).toString('utf8');
+    },
+  };
+};
+
+/** Bytes of stderr searched for its first line; a longer first line is cut there. */
+const FIRST_LINE_BYTES = 4096;
+
+/** The first non-blank stderr line since the request, reported each time it grows until complete. */
+const firstLineTracker = () => {
+  let head = '';
+  let done = false;
+  let reported: string | undefined;
+  return (chunk: Buffer): string | undefined => {
+    if (done) return undefined;
+    head += chunk.subarray(0, FIRST_LINE_BYTES - head.length).toString('utf8');
+    const start = head.search(/\S/);
+    if (start < 0) return undefined;
+    const end = head.indexOf('\n', start);
+    done = end >= 0 || head.length >= FIRST_LINE_BYTES;
+    const line = (end >= 0 ? head.slice(start, end) : head.slice(start)).trim();
+    if (line === '' || line === reported) return undefined;
+    reported = line;
+    return line;
+  };
+};
+
+// ----- one request, one process, one hook
+
+/** One event waiting for (or being answered by) a persistent process. */
+interface Request {
+  readonly line: string;
+  readonly subscriber: Subscriber<HookEmission>;
+  readonly stderr: ReturnType<typeof tailBuffer>;
+  readonly firstLine: (chunk: Buffer) => string | undefined;
+}
+
+/** A running persistent process. */
+interface Live {
+  /** Absent when execa could not even create the process. */
+  readonly child: Child | undefined;
+  /** The process group; 0 when the process never started. */
+  readonly pgid: number;
+  /** Bytes of the answer line read so far (no newline yet). */
+  pending: Buffer[];
+  pendingBytes: number;
+  /** What ended it, once the OS said so; its death is reported when its pipes are drained. */
+  termination?: Termination;
+  drainTimer?: NodeJS.Timeout;
+}
+
+/** Environment of a persistent process: SPEC §4.2 without the per-event variables, plus the mode. */
+const persistentEnv = (hook: CommandHook): Record<string, string> => ({
+  ...hook.env,
+  COSH_HOOK_NAME: hook.name,
+  COSH_HOOK_PERSISTENT: '1',
+});
+
+/** How long to keep reading a dead process's pipes for its last stderr before reporting it. */
+const DRAIN_MS = 100;
+
+/**
+ * One persistent hook of one run: at most one process, a FIFO of requests, one in flight at a
+ * time. Every process event is checked against `this.live`, so a replaced process's late events
+ * are ignored.
+ */
+class PersistentHook {
+  private live: Live | undefined;
+  private readonly queue: Request[] = [];
+  private current: Request | undefined;
+  private failures = 0;
+  private lastFailure: string | undefined;
+  private nextStartAt = 0;
+  private closed = false;
+
+  constructor(
+    private readonly hook: CommandHook,
+    private readonly settings: Settings,
+  ) {}
+
+  /** Queues the event; the returned teardown withdraws it (queued) or kills the process (in flight). */
+  request(event: HookEvent, subscriber: Subscriber<HookEmission>): () => void {
+    let line: string;
+    try {
+      line = `${JSON.stringify(event)}\n`;
+    } catch (error) {
+      this.emit(subscriber, failure('spawn', `could not send the event: ${String(error)}`));
+      return ignore;
+    }
+    if (this.closed) {
+      this.emit(subscriber, failure('spawn', 'the run has ended'));
+      return ignore;
+    }
+    const request: Request = {
+      line,
+      subscriber,
+      stderr: tailBuffer(this.settings.stderrLimit),
+      firstLine: firstLineTracker(),
+    };
+    this.queue.push(request);
+    this.pump();
+    return () => this.withdraw(request);
+  }
+
+  /** Ends the run: stdin closed, `killGraceMs` to exit, then the group is killed (SPEC §8). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const request of this.queue.splice(0))
+      this.emit(request.subscriber, failure('spawn', 'the run has ended'));
+    const live = this.live;
+    this.live = undefined;
+    if (live === undefined) return;
+    const request = this.current;
+    this.current = undefined;
+    if (request !== undefined) {
+      // Mid-answer: its state is unknown, as on cancellation.
+      this.emit(request.subscriber, failure('spawn', 'the run has ended'));
+      this.discard(live);
+      return;
+    }
+    if (live.termination !== undefined) {
+      clearTimeout(live.drainTimer);
+      if (live.pgid !== 0) killGroupNow(live.pgid);
+      this.release(live);
+      return;
+    }
+    live.child?.stdin.end();
+    const timer = setTimeout(() => {
+      killGroupNow(live.pgid);
+      this.release(live);
+    }, this.settings.killGraceMs);
+    live.child?.once('exit', () => {
+      // Whatever it started in its group goes with it: nothing of a persistent hook outlives the run.
+      clearTimeout(timer);
+      killGroupNow(live.pgid);
+      this.release(live);
+    });
+  }
+
+  private withdraw(request: Request): void {
+    const queued = this.queue.indexOf(request);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      return;
+    }
+    if (this.current !== request) return;
+    // Cancelled or timed out mid-answer: the process is in an unknown state (it may still answer
+    // this event later, as if it answered the next one), so it is replaced by a fresh one.
+    this.current = undefined;
+    const live = this.live;
+    this.live = undefined;
+    if (live !== undefined) this.discard(live);
+    this.pump();
+  }
+
+  /** Starts the next queued request when the process is free. */
+  private pump(): void {
+    while (this.current === undefined && !this.closed) {
+      const request = this.queue.shift();
+      if (request === undefined) return;
+      if (this.live === undefined) {
+        const waitMs = this.nextStartAt - this.settings.now();
+        if (this.failures > 0 && waitMs > 0) {
+          this.emit(request.subscriber, backoffFailure(this.failures, waitMs, this.lastFailure));
+          continue;
+        }
+        this.live = this.start();
+      }
+      this.current = request;
+      const live = this.live;
+      if (live.termination === undefined) live.child?.stdin.write(request.line);
+      else this.die(live);
+    }
+  }
+
+  private start(): Live {
+    const { file, args } = invocationOf(this.hook.command);
+    let child: Child;
+    try {
+      child = spawnPersistent(file, args, this.settings.workspace ?? process.cwd(), persistentEnv(this.hook));
+    } catch (error) {
+      return {
+        child: undefined,
+        pgid: 0,
+        pending: [],
+        pendingBytes: 0,
+        termination: notStarted(file, error),
+      };
+    }
+    if (child.pid === undefined) {
+      const live: Live = { child, pgid: 0, pending: [], pendingBytes: 0 };
+      const report = (cause: unknown) => {
+        if (live.termination !== undefined) return;
+        live.termination = notStarted(file, cause);
+        this.die(live);
+      };
+      child.on('error', report);
+      child.then((result) => report(result.cause ?? new Error(result.shortMessage)), report);
+      child.stdin.on('error', ignore);
+      return live;
+    }
+    const live: Live = { child, pgid: child.pid, pending: [], pendingBytes: 0 };
+    track(live.pgid);
+    // Errors are values here: a late `error` (a failed kill, a broken pipe) must never throw into the host.
+    child.on('error', ignore);
+    child.stdin.on('error', ignore);
+    child.stdout.on('error', ignore);
+    child.stderr.on('error', ignore);
+    child.then(ignore, ignore);
+    child.stdout.on('data', (chunk: Buffer) => this.onStdout(live, chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.onStderr(live, chunk));
+    child.once('exit', (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (live.termination !== undefined) return;
+      live.termination =
+        signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
+      if (this.live !== live) return;
+      // An answer written just before exiting may still be in the pipe: read it before judging.
+      live.drainTimer = setTimeout(() => this.die(live), DRAIN_MS);
+    });
+    child.once('close', () => {
+      if (live.termination !== undefined) this.die(live);
+    });
+    return live;
+  }
+
+  private onStdout(live: Live, chunk: Buffer): void {
+    if (this.live !== live) return;
+    const request = this.current;
+    if (request === undefined) {
+      // Output nobody asked for: the process is out of step (it would answer the next event with
+      // this one's line), so it is replaced.
+      this.live = undefined;
+      this.discard(live);
+      return;
+    }
+    const newline = chunk.indexOf(0x0a);
+    const head = newline < 0 ? chunk : chunk.subarray(0, newline);
+    live.pending.push(head);
+    live.pendingBytes += head.length;
+    if (live.pendingBytes > this.settings.stdoutLimit) {
+      this.current = undefined;
+      this.live = undefined;
+      killGroupNow(live.pgid);
+      this.release(live);
+      this.emit(request.subscriber, tooLargeAnswer(this.settings.stdoutLimit, request.stderr.text()));
+      this.pump();
+      return;
+    }
+    if (newline < 0) return;
+    const line = Buffer.concat(live.pending).toString('utf8');
+    live.pending = [];
+    live.pendingBytes = 0;
+    this.current = undefined;
+    this.failures = 0;
+    const extra = chunk.length > newline + 1;
+    if (extra) {
+      this.live = undefined;
+      this.discard(live);
+    }
+    this.emit(request.subscriber, classifyAnswer(line, request.stderr.text()));
+    this.pump();
+  }
+
+  private onStderr(live: Live, chunk: Buffer): void {
+    const request = this.current;
+    if (this.live !== live || request === undefined) return;
+    request.stderr.push(chunk);
+    const line = request.firstLine(chunk);
+    if (line !== undefined) request.subscriber.next({ progress: 'stderr', firstLine: line });
+  }
+
+  /** The process ended on its own (or never started): report it to the request in flight. */
+  private die(live: Live): void {
+    clearTimeout(live.drainTimer);
+    if (this.live !== live || live.termination === undefined) return;
+    this.live = undefined;
+    if (live.pgid !== 0) killGroupNow(live.pgid);
+    this.release(live);
+    const request = this.current;
+    this.current = undefined;
+    if (request !== undefined || isCrash(live.termination)) {
+      const result = classifyDeath(live.termination, request?.stderr.text() ?? '');
+      this.failures += 1;
+      this.lastFailure = result.message;
+      this.nextStartAt = this.settings.now() + backoffDelay(this.failures, this.settings.backoff);
+      if (request !== undefined) this.emit(request.subscriber, result);
+    }
+    this.pump();
+  }
+
+  /** Kills a process we gave up on (timeout, cancellation, out of step): SIGTERM, then SIGKILL. */
+  private discard(live: Live): void {
+    clearTimeout(live.drainTimer);
+    this.release(live);
+    if (live.pgid !== 0) killGroupGracefully(live.pgid, this.settings.killGraceMs);
+  }
+
+  /** Lets go of the pipes: nothing of the process holds the host's event loop any more. */
+  private release(live: Live): void {
+    live.child?.stdin.destroy();
+    live.child?.stdout.destroy();
+    live.child?.stderr.destroy();
+  }
+
+  private emit(subscriber: Subscriber<HookEmission>, result: HookResult): void {
+    subscriber.next(result);
+    subscriber.complete();
+  }
+}
+
+const errorCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const notStarted = (file: string, error: unknown): Termination => {
+  const code = errorCode(error);
+  return {
+    kind: 'not_started',
+    file,
+    ...(code !== undefined && { code }),
+    message: error instanceof Error ? error.message : String(error),
+  };
+};
+
+/**
+ * execa options of a persistent process: its own process group (`detached`), pipes read and
+ * written by this module (stdin stays open between events), errors as values, and no execa-side
+ * killing or cleanup (this module kills the whole group itself).
+ */
+const PERSISTENT_PROCESS_OPTIONS = {
+  detached: true,
+  stdin: 'pipe',
+  stdout: 'pipe',
+  stderr: 'pipe',
+  buffer: false,
+  encoding: 'buffer',
+  stripFinalNewline: false,
+  reject: false,
+  cleanup: false,
+  forceKillAfterDelay: false,
+} as const;
+
+const spawnPersistent = (file: string, args: readonly string[], cwd: string, env: Record<string, string>) =>
+  execa(file, args, { ...PERSISTENT_PROCESS_OPTIONS, cwd, env });
+
+type Child = ReturnType<typeof spawnPersistent>;
+
+/** The persistent processes of one run, one per persistent hook, all ended by `close`. */
+class PersistentPool {
+  private readonly hooks = new Map<CommandHook, PersistentHook>();
+  private closed = false;
+
+  constructor(private readonly settings: Settings) {}
+
+  run(hook: CommandHook, event: HookEvent): Observable<HookEmission> {
+    return new Observable<HookEmission>((subscriber) => {
+      if (this.closed) {
+        subscriber.next(failure('spawn', 'the run has ended'));
+        subscriber.complete();
+        return undefined;
+      }
+      let entry = this.hooks.get(hook);
+      if (entry === undefined) {
+        entry = new PersistentHook(hook, this.settings);
+        this.hooks.set(hook, entry);
+      }
+      return entry.request(event, subscriber);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.hooks.values()) entry.close();
+    this.hooks.clear();
+  }
+}
+
+/**
+ * Adds persistent hooks (SPEC §8) to an executor: command hooks with `persistent: true` are
+ * answered by one long-running process per hook and run, everything else goes to `perEvent`.
+ *
+ * - The process starts at the first event that reaches the hook: own process group, cwd = the
+ *   workspace, environment = host + hook `env` + `COSH_HOOK_NAME` + `COSH_HOOK_PERSISTENT=1`.
+ * - Each event is one JSON line on its stdin; the answer is one line on its stdout (a JSON object,
+ *   or empty for pass-through). One event at a time: later requests queue in arrival order.
+ * - Unsubscribing mid-answer (the hook's timeout, a cancellation) kills the group (SIGTERM, then
+ *   SIGKILL after `killGraceMs`); the next event starts a fresh process. So does output nobody asked
+ *   for. A process that dies before answering gives `exit`/`signal`/`spawn`, and restarts back off
+ *   (100 ms doubling to 10 s); events meanwhile fail at once with a message saying so.
+ * - `openRun()` gives one run's executor; unsubscribing it closes every stdin, waits `killGraceMs`,
+ *   then kills the groups. `hookPipeline` does this when its run ends. Called directly, outside a
+ *   run, a persistent hook gets a process for that one event, ended the same way.
+ *
+ * Persistent processes are not counted against a bound on per-event hook processes: there is at
+ * most one per persistent hook of a run.
+ */
+export const withPersistentHooks = (
+  perEvent: HookExecutor,
+  options: PersistentHookOptions = {},
+): RunScopedExecutor => {
+  const settings = settingsOf(options);
+  const openRun = (): ExecutorRun => {
+    const pool = new PersistentPool(settings);
+    return {
+      executor: (hook, event) => (hook.persistent ? pool.run(hook, event) : perEvent(hook, event)),
+      unsubscribe: () => pool.close(),
+    };
+  };
+  const executor: HookExecutor = (hook, event) =>
+    hook.persistent
+      ? defer(() => {
+          const pool = new PersistentPool(settings);
+          return pool.run(hook, event).pipe(finalize(() => pool.close()));
+        })
+      : perEvent(hook, event);
+  return Object.assign(executor, { openRun });
+};

@@ -1,0 +1,494 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { firstValueFrom, Subject, type Subscription } from 'rxjs';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { decodeEvent } from '../../src/events/decode.js';
+import type { HookEvent } from '../../src/events/codecs.js';
+import { execaExecutor, resultOnly, type PersistentHookOptions } from '../../src/exec/index.js';
+import type { HookDecision } from '../../src/output/lines.js';
+import type { HookResult } from '../../src/protocol/result.js';
+import { createDispatcher } from '../../src/pipeline/dispatch.js';
+import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
+import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
+import { allProcesses, groupAlive, isGone, waitFor } from '../soak/procfs.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
+const KEEPER = `node ${join(FIXTURES, 'persistent.mjs')}`;
+const scratch = mkdtempSync(join(tmpdir(), 'cosh-persistent-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Process groups the tests must kill even when an assertion failed. */
+const leftovers = new Set<number>();
+const subscriptions: Subscription[] = [];
+afterEach(() => {
+  for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
+  for (const pgid of leftovers) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  leftovers.clear();
+});
+
+let files = 0;
+const scratchFile = (name: string) => join(scratch, `${name}-${(files += 1)}`);
+
+const eventOf = (fields: Record<string, unknown>): HookEvent => {
+  const decoded = decodeEvent(
+    { hook_event_name: 'PreToolUse', session_id: 's1', cwd: scratch, tool_name: 'Bash', ...fields },
+    { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => scratch },
+  );
+  if (!decoded.ok) throw new Error(decoded.error);
+  return decoded.event;
+};
+
+const keeper = (overrides: Partial<HookDefinition> = {}): HookDefinition =>
+  ({ name: 'keeper', command: KEEPER, persistent: true, timeout: 5000, ...overrides }) as HookDefinition;
+
+/** A decision and the failure/notification messages of its hooks, in order. */
+type Answer = HookDecision & { readonly messages: readonly string[] };
+
+/**
+ * A long-lived run of the engine fed one event at a time, the way a host drives it:
+ * `send` resolves with that event's decision and the messages of the notifications before it.
+ */
+const drive = (
+  hooks: readonly HookDefinition[],
+  options: PersistentHookOptions = {},
+  pipeline: PipelineOptions = {},
+) => {
+  const input = new Subject<unknown>();
+  const waiting = new Map<number, (answer: Answer) => void>();
+  const messages = new Map<string, string[]>();
+  let seq = 0;
+  const subscription = hookPipeline(
+    defineHooks({ PreToolUse: hooks }),
+    defaultDeps(execaExecutor({ killGraceMs: 200, ...options })),
+    pipeline,
+  )(input).output$.subscribe((line) => {
+    if (line.type === 'stream_event') {
+      const key = line.event.tool_use_id ?? '';
+      messages.set(key, [...(messages.get(key) ?? []), line.event.message]);
+    } else if (line.type === 'hook_decision') {
+      waiting.get(line.seq)?.({ ...line, messages: messages.get(line.tool_use_id ?? '') ?? [] });
+    }
+  });
+  subscriptions.push(subscription);
+  return {
+    send: (toolInput: Record<string, unknown>, fields: Record<string, unknown> = {}) => {
+      seq += 1;
+      const answered = new Promise<Answer>((resolve) => waiting.set(seq, resolve));
+      input.next({
+        hook_event_name: 'PreToolUse',
+        session_id: 's1',
+        cwd: scratch,
+        tool_name: 'Bash',
+        tool_use_id: `t${seq}`,
+        tool_input: toolInput,
+        ...fields,
+      });
+      return answered;
+    },
+    end: () => input.complete(),
+    unsubscribe: () => subscription.unsubscribe(),
+  };
+};
+
+const pidOf = (decision: HookDecision): number => {
+  const pid = (decision.hook_specific_output as { pid?: unknown } | undefined)?.pid;
+  if (typeof pid !== 'number') throw new Error(`no pid in ${JSON.stringify(decision)}`);
+  leftovers.add(pid);
+  return pid;
+};
+
+/** The hookSpecificOutput of a successful result (fails the test otherwise). */
+const specificOf = <T>(result: HookResult): T => {
+  if (result.outcome !== 'ok') throw new Error(`expected an answer, got ${result.message}`);
+  return result.output.hookSpecificOutput as T;
+};
+
+const report = (decision: HookDecision) => decision.hooks[0];
+
+/** Every process of the group (the persistent process leads its own) is gone. */
+const groupGone = (pgid: number, withinMs = 3000) => waitFor(() => !groupAlive(pgid), withinMs);
+
+describe('persistent hooks: one process, many events', () => {
+  it('answers every event from the same process, in order, a line each', async () => {
+    const run = drive([keeper()]);
+    const first = await run.send({ action: 'pid' });
+    const second = await run.send({ action: 'pid' });
+    const third = await run.send({ action: 'block' });
+    expect(first.decision).toBe('allow');
+    expect(first.hook_specific_output).toEqual({ pid: pidOf(first), seen: 1 });
+    expect(second.hook_specific_output).toEqual({ pid: pidOf(first), seen: 2 });
+    expect(third).toMatchObject({ decision: 'block', reason: `blocked by ${pidOf(first)}` });
+    expect(report(third)).toMatchObject({ name: 'keeper', outcome: 'ok', decision: 'block' });
+  });
+
+  it('takes an empty line as pass-through', async () => {
+    const run = drive([keeper()]);
+    const decision = await run.send({ action: 'pass' });
+    expect(decision.decision).toBe('none');
+    expect(report(decision)).toMatchObject({ outcome: 'ok', decision: 'none' });
+  });
+
+  it('starts in the workspace with the hook env, COSH_HOOK_PERSISTENT=1 and no per-event variables', async () => {
+    const workspace = mkdtempSync(join(scratch, 'workspace-'));
+    const run = drive([keeper({ env: { TEAM: 'platform' } } as Partial<HookDefinition>)], { workspace });
+    const decision = await run.send({ action: 'env' }, { cwd: '/' });
+    expect(decision.hook_specific_output).toEqual({
+      pid: pidOf(decision),
+      seen: 1,
+      cwd: workspace,
+      persistent: '1',
+      name: 'keeper',
+      session: null,
+      event: null,
+      team: 'platform',
+    });
+  });
+
+  it('defaults the workspace to the host cwd', async () => {
+    const run = drive([keeper()]);
+    const decision = await run.send({ action: 'env' });
+    expect((decision.hook_specific_output as { cwd: string }).cwd).toBe(process.cwd());
+  });
+
+  it('starts at the first event that reaches it, not before', async () => {
+    const log = scratchFile('boot');
+    writeFileSync(log, '');
+    const run = drive([keeper({ matcher: '^Edit$', env: { LOG: log } } as Partial<HookDefinition>)]);
+    await run.send({ action: 'pid' }); // Bash: the matcher lets it through without the hook
+    expect(readFileSync(log, 'utf8')).toBe('');
+    await run.send({ action: 'pid' }, { tool_name: 'Edit' });
+    expect(readFileSync(log, 'utf8')).toMatch(/^boot \d+\nstart 1\nend 1\n$/);
+  });
+});
+
+describe('persistent hooks: failures', () => {
+  it('times out, kills the whole group, and starts a fresh process for the next event', async () => {
+    const run = drive([keeper({ timeout: 400 })]);
+    const before = await run.send({ action: 'child' });
+    const pid = pidOf(before);
+    const grandchild = (before.hook_specific_output as { child: number }).child;
+    leftovers.add(grandchild);
+    const late = await run.send({ action: 'hang' });
+    expect(report(late)).toMatchObject({ outcome: 'timeout' });
+    expect(await groupGone(pid)).toBe(true);
+    expect(await waitFor(() => isGone(grandchild), 3000)).toBe(true);
+    const after = await run.send({ action: 'pid' });
+    expect(pidOf(after)).not.toBe(pid);
+    expect(after.hook_specific_output).toEqual({ pid: pidOf(after), seen: 1 });
+  });
+
+  it('reports a process that exits before answering as exit, with its stderr line', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const died = await run.send({ action: 'die', code: 3, stderr: '\n  cannot go on\nmore\n' });
+    expect(report(died)).toMatchObject({ outcome: 'exit' });
+    expect(died.decision).toBe('none');
+    expect(died.messages).toEqual(['exited with code 3: cannot go on']);
+    expect(await groupGone(pid)).toBe(true);
+  });
+
+  it('reports a clean exit before answering as exit, never as pass-through', async () => {
+    const run = drive([keeper({ fail_closed: true })]);
+    const died = await run.send({ action: 'die', code: 0 });
+    expect(report(died)).toMatchObject({ outcome: 'exit' });
+    expect(died).toMatchObject({
+      decision: 'block',
+      reason: 'hook "keeper" failed closed: exited with code 0 before answering',
+    });
+  });
+
+  it('reports death by a signal as signal', async () => {
+    const run = drive([{ name: 'selfkill', command: 'read line; kill -9 $$', persistent: true }]);
+    const died = await run.send({ action: 'x' });
+    expect(report(died)).toMatchObject({ outcome: 'signal' });
+    expect(died.messages).toEqual(['killed by signal SIGKILL']);
+  });
+
+  it('gives invalid_output for a bad line and keeps the process', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const bad = await run.send({ action: 'bad' });
+    expect(report(bad)).toMatchObject({ outcome: 'invalid_output' });
+    const after = await run.send({ action: 'pid' });
+    expect(after.hook_specific_output).toEqual({ pid, seen: 3 });
+  });
+
+  it('gives invalid_output for a line of bytes that are not UTF-8, and keeps the process', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const binary = await run.send({ action: 'binary' });
+    expect(report(binary)).toMatchObject({ outcome: 'invalid_output' });
+    expect((await run.send({ action: 'pid' })).hook_specific_output).toEqual({ pid, seen: 3 });
+  });
+
+  it('sends a huge event with line separators and control characters as one line', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const text = `a\u2028b\u2029c\rd\ne\u0000f${'z'.repeat(3 * 1024 * 1024)}\r\n`;
+    const answer = await run.send({ action: 'length', text });
+    expect(answer.hook_specific_output).toEqual({ pid, seen: 2, length: text.length, tail: 'z\r\n' });
+    expect((await run.send({ action: 'pid' })).hook_specific_output).toEqual({ pid, seen: 3 });
+  });
+
+  it('gives output_too_large for a line over 1 MiB and replaces the process', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const huge = await run.send({ action: 'huge' });
+    expect(report(huge)).toMatchObject({ outcome: 'output_too_large' });
+    expect(await groupGone(pid)).toBe(true);
+    const after = await run.send({ action: 'pid' });
+    expect(pidOf(after)).not.toBe(pid);
+  });
+
+  it('replaces a process that writes a line nobody asked for', async () => {
+    const run = drive([keeper()]);
+    const answered = await run.send({ action: 'two-lines' });
+    const pid = pidOf(answered);
+    expect(report(answered)).toMatchObject({ outcome: 'ok' });
+    expect(await groupGone(pid)).toBe(true);
+    const after = await run.send({ action: 'pid' });
+    expect(after.hook_specific_output).toEqual({ pid: pidOf(after), seen: 1 });
+  });
+});
+
+describe('persistent hooks: fail_closed', () => {
+  it('blocks a timeout with the first stderr line written since the request', async () => {
+    const run = drive([keeper({ timeout: 400, fail_closed: true })]);
+    await run.send({ action: 'noise' });
+    const blocked = await run.send({ action: 'hang', stderr: '\n\n  denied: policy 7  \nsecond line\n' });
+    expect(blocked).toMatchObject({ decision: 'block', reason: 'denied: policy 7' });
+    expect(report(blocked)).toMatchObject({ outcome: 'timeout' });
+  });
+
+  it('blocks a death with the first stderr line written since the request', async () => {
+    const run = drive([keeper({ fail_closed: true })]);
+    await run.send({ action: 'noise' });
+    const blocked = await run.send({ action: 'die', code: 2, stderr: 'refused: rm -rf\nstack...\n' });
+    expect(blocked).toMatchObject({ decision: 'block', reason: 'refused: rm -rf' });
+    expect(report(blocked)).toMatchObject({ outcome: 'exit' });
+  });
+
+  it('blocks without stderr with a sentence naming the failure', async () => {
+    const run = drive([keeper({ fail_closed: true })]);
+    await run.send({ action: 'noise' });
+    const blocked = await run.send({ action: 'bad' });
+    expect(blocked).toMatchObject({ decision: 'block' });
+    expect(blocked.reason).toMatch(/^hook "keeper" failed closed: invalid output: /);
+  });
+});
+
+describe('persistent hooks: back-off', () => {
+  it('backs off restarts of a hook that keeps dying and fails fast meanwhile, saying so', async () => {
+    const starts = scratchFile('starts');
+    writeFileSync(starts, '');
+    let clock = 1_000;
+    const run = drive(
+      [{ name: 'crasher', command: `echo start >> ${starts}; echo boom >&2; exit 1`, persistent: true }],
+      { now: () => clock, backoff: { initialMs: 100, maxMs: 1000 } },
+    );
+    const messages = async () => {
+      const answer = await run.send({});
+      return [report(answer)?.outcome, ...answer.messages];
+    };
+    expect(await messages()).toEqual(['exit', 'exited with code 1: boom']);
+    expect(await messages()).toEqual([
+      'spawn',
+      'restarting after 1 failure: next start in 100 ms (last: exited with code 1: boom)',
+    ]);
+    clock += 100;
+    expect(await messages()).toEqual(['exit', 'exited with code 1: boom']);
+    clock += 50;
+    expect(await messages()).toEqual([
+      'spawn',
+      'restarting after 2 failures: next start in 150 ms (last: exited with code 1: boom)',
+    ]);
+    clock += 150;
+    expect(await messages()).toEqual(['exit', 'exited with code 1: boom']);
+    expect(await messages()).toEqual([
+      'spawn',
+      'restarting after 3 failures: next start in 400 ms (last: exited with code 1: boom)',
+    ]);
+    // Six events, three starts: the fast failures paid none.
+    expect(readFileSync(starts, 'utf8')).toBe('start\nstart\nstart\n');
+  });
+
+  it('reports a command that cannot start as spawn, then backs off', async () => {
+    const clock = 5_000;
+    const run = drive([{ name: 'missing', command: '/nonexistent/hook --flag', persistent: true }], {
+      now: () => clock,
+    });
+    const first = await run.send({});
+    expect([report(first)?.outcome, ...first.messages]).toEqual([
+      'spawn',
+      'could not start: /nonexistent/hook: not found',
+    ]);
+    const second = await run.send({});
+    expect([report(second)?.outcome, ...second.messages]).toEqual([
+      'spawn',
+      'restarting after 1 failure: next start in 100 ms (last: could not start: /nonexistent/hook: not found)',
+    ]);
+  });
+
+  it('forgets the failures once a process answers', async () => {
+    let clock = 0;
+    const run = drive([keeper()], { now: () => clock, backoff: { initialMs: 100, maxMs: 1000 } });
+    expect(report(await run.send({ action: 'die' }))).toMatchObject({ outcome: 'exit' });
+    clock += 100;
+    expect(report(await run.send({ action: 'pid' }))).toMatchObject({ outcome: 'ok' });
+    expect(report(await run.send({ action: 'die' }))).toMatchObject({ outcome: 'exit' });
+    const waiting = await run.send({ action: 'pid' });
+    expect(waiting.messages).toEqual([
+      'restarting after 1 failure: next start in 100 ms (last: exited with code 3)',
+    ]);
+  });
+});
+
+describe('persistent hooks: one event at a time', () => {
+  it('queues events of other sessions behind the one being answered (per-session concurrency)', async () => {
+    const log = scratchFile('order');
+    writeFileSync(log, '');
+    const run = drive(
+      [keeper({ env: { LOG: log } } as Partial<HookDefinition>)],
+      {},
+      { concurrency: 'per-session' },
+    );
+    const answers = await Promise.all([
+      run.send({ action: 'slow', n: 1 }, { session_id: 'a' }),
+      run.send({ action: 'slow', n: 2 }, { session_id: 'b' }),
+      run.send({ action: 'slow', n: 3 }, { session_id: 'c' }),
+    ]);
+    const pid = pidOf(answers[0] as HookDecision);
+    expect(answers.map((answer) => answer.hook_specific_output)).toEqual([
+      { pid, seen: 1, n: 1 },
+      { pid, seen: 2, n: 2 },
+      { pid, seen: 3, n: 3 },
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe(`boot ${pid}\nstart 1\nend 1\nstart 2\nend 2\nstart 3\nend 3\n`);
+  });
+});
+
+describe('persistent hooks: cancellation', () => {
+  const hook = (log: string) =>
+    defineHooks({ PreToolUse: [keeper({ env: { LOG: log } } as Partial<HookDefinition>)] }).PreToolUse[0];
+
+  it('kills the process of a request cancelled mid-answer; the next request gets a fresh one', async () => {
+    const log = scratchFile('cancel');
+    writeFileSync(log, '');
+    const persistent = hook(log);
+    if (persistent?.kind !== 'command') throw new Error('expected a command hook');
+    const run = execaExecutor({ killGraceMs: 200 }).openRun();
+    try {
+      const first = await firstValueFrom(
+        run.executor(persistent, eventOf({ tool_input: { action: 'pid' } })).pipe(resultOnly()),
+      );
+      const pid = specificOf<{ pid: number }>(first).pid;
+      leftovers.add(pid);
+      const hanging = run.executor(persistent, eventOf({ tool_input: { action: 'hang' } })).subscribe();
+      const queued = run.executor(persistent, eventOf({ tool_input: { action: 'pid', n: 99 } })).subscribe();
+      expect(await waitFor(() => readFileSync(log, 'utf8').endsWith('start 2\n'), 3000)).toBe(true);
+      queued.unsubscribe(); // withdrawn before it was sent
+      hanging.unsubscribe(); // mid-answer: the process is replaced
+      expect(await groupGone(pid)).toBe(true);
+      const after = await firstValueFrom(
+        run.executor(persistent, eventOf({ tool_input: { action: 'pid' } })).pipe(resultOnly()),
+      );
+      const fresh = specificOf<{ pid: number; seen: number }>(after);
+      leftovers.add(fresh.pid);
+      expect(fresh.pid).not.toBe(pid);
+      expect(fresh.seen).toBe(1);
+      expect(readFileSync(log, 'utf8')).not.toContain('start 99');
+    } finally {
+      run.unsubscribe();
+    }
+  });
+});
+
+describe('persistent hooks: nothing outlives the run', () => {
+  /** Sends an event that leaves a grandchild in the hook's group; returns both pids. */
+  const startFamily = async (run: ReturnType<typeof drive>) => {
+    const answer = await run.send({ action: 'child' });
+    const pid = pidOf(answer);
+    const child = (answer.hook_specific_output as { child: number }).child;
+    leftovers.add(child);
+    expect(groupAlive(pid)).toBe(true);
+    return { pid, child };
+  };
+
+  const noneLeft = async ({ pid, child }: { pid: number; child: number }) => {
+    expect(await groupGone(pid)).toBe(true);
+    expect(await waitFor(() => isGone(child), 3000)).toBe(true);
+    expect(allProcesses().filter((stat) => stat.pgrp === pid && stat.state !== 'Z')).toEqual([]);
+  };
+
+  it('end of input: stdin closed, the hook exits on EOF, its group is killed', async () => {
+    const log = scratchFile('eof');
+    writeFileSync(log, '');
+    const run = drive([keeper({ env: { LOG: log } } as Partial<HookDefinition>)]);
+    const family = await startFamily(run);
+    run.end();
+    await noneLeft(family);
+    expect(readFileSync(log, 'utf8')).toMatch(/end 1\neof\n$/);
+  });
+
+  it('end of input: a hook that ignores EOF and SIGTERM is killed after the grace period', async () => {
+    const run = drive([keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)]);
+    const family = await startFamily(run);
+    run.end();
+    await noneLeft(family);
+  });
+
+  it('unsubscribe: the run ends and its processes with it', async () => {
+    const run = drive([keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)]);
+    const family = await startFamily(run);
+    run.unsubscribe();
+    await noneLeft(family);
+  });
+
+  it('unsubscribe mid-answer: the process is killed with the run', async () => {
+    const log = scratchFile('mid');
+    writeFileSync(log, '');
+    const run = drive([keeper({ env: { LOG: log, IGNORE_EOF: '1' } } as Partial<HookDefinition>)]);
+    const family = await startFamily(run);
+    void run.send({ action: 'hang' });
+    expect(await waitFor(() => readFileSync(log, 'utf8').endsWith('start 2\n'), 3000)).toBe(true);
+    run.unsubscribe();
+    await noneLeft(family);
+  });
+
+  it('close() of a dispatcher ends its persistent processes', async () => {
+    const dispatcher = createDispatcher(
+      defineHooks({ PreToolUse: [keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)] }),
+      defaultDeps(execaExecutor({ killGraceMs: 200 })),
+    );
+    const first = await dispatcher.dispatch(eventOf({ tool_input: { action: 'child' } }));
+    const second = await dispatcher.dispatch(eventOf({ tool_input: { action: 'pid' } }));
+    const pid = pidOf(first.decision);
+    const child = (first.decision.hook_specific_output as { child: number }).child;
+    leftovers.add(child);
+    expect(second.decision.hook_specific_output).toEqual({ pid, seen: 2 });
+    dispatcher.close();
+    await noneLeft({ pid, child });
+  });
+
+  it('called outside a run, a persistent hook gets a process for that one event', async () => {
+    const definition = defineHooks({ PreToolUse: [keeper()] }).PreToolUse[0];
+    if (definition?.kind !== 'command') throw new Error('expected a command hook');
+    const result = await firstValueFrom(
+      execaExecutor({ killGraceMs: 200 })(definition, eventOf({ tool_input: { action: 'child' } })).pipe(
+        resultOnly(),
+      ),
+    );
+    const output = specificOf<{ pid: number; child: number }>(result);
+    leftovers.add(output.pid);
+    leftovers.add(output.child);
+    await noneLeft(output);
+  });
+});
