@@ -8,7 +8,9 @@ export type Termination =
   | { readonly kind: 'exited'; readonly exitCode: number }
   | { readonly kind: 'signaled'; readonly signal: string }
   /** The process never ran: `file` is what we tried to execute, `code` the errno name when known. */
-  | { readonly kind: 'not_started'; readonly file: string; readonly code?: string; readonly message: string };
+  | { readonly kind: 'not_started'; readonly file: string; readonly code?: string; readonly message: string }
+  /** Started, then no longer watched: the spawn helper that ran it died (its group was killed). */
+  | { readonly kind: 'lost'; readonly message: string };
 
 /** Everything the executor collected from one finished (or never started) hook process. */
 export interface ProcessOutcome {
@@ -100,7 +102,7 @@ const extras = (termination: Termination, stderr: string): Omit<HookFailure, 'ou
  * Turns what a hook process produced into its `HookResult` (SPEC §4.3, §4.4). Pure. Checked in
  * this order, first match wins:
  *
- * 1. never started → `spawn`;
+ * 1. never started, or lost with the spawn helper → `spawn`;
  * 2. stdout over the limit → `output_too_large` (whatever the exit status: the executor killed it);
  * 3. died by a signal → `signal`;
  * 4. sh exited 126/127 with its own "not found"/"Permission denied" line → `spawn`;
@@ -117,6 +119,9 @@ export const classifyProcess = (outcome: ProcessOutcome): HookResult => {
     const reason = termination.code !== undefined ? SPAWN_ERRORS[termination.code] : undefined;
     const message = reason !== undefined ? `${termination.file}: ${reason}` : termination.message;
     return failure('spawn', `could not start: ${message}`, extras(termination, stderr));
+  }
+  if (termination.kind === 'lost') {
+    return failure('spawn', `hook process lost: ${termination.message}`, extras(termination, stderr));
   }
   if (outcome.stdoutOverflow) {
     return failure(

@@ -1,20 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, statSync } from 'node:fs';
-import type { Readable, Writable } from 'node:stream';
+import { statSync } from 'node:fs';
 import { Observable } from 'rxjs';
-import type { HookEvent } from '../events/codecs.js';
 import { failure } from '../protocol/result.js';
-import type { CommandHook } from '../registry/hook.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
-import { ownGroup, releaseGroup } from './groups.js';
+import { ownGroup, releaseGroup, signalGroup } from './groups.js';
+import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
 import { hookEnvironment } from './hook-env.js';
 import { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
 import type { HookExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
+import type { ProcessHandle, Spawner } from './spawn.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
-export interface ExecaExecutorOptions {
+export interface ExecaExecutorOptions extends SpawnHelperOptions {
   /** How long to keep reading stdout/stderr after the hook process exited. Default 100 ms. */
   readonly drainMs?: number;
   /** Delay between SIGTERM and SIGKILL to the process group on cancellation. Default 500 ms. */
@@ -32,7 +30,7 @@ export interface ExecaExecutorOptions {
 
 export const DEFAULT_MAX_PROCESSES = 32;
 
-const DEFAULTS: Required<ExecaExecutorOptions> = {
+const DEFAULTS = {
   drainMs: 100,
   killGraceMs: 500,
   stdoutLimit: 1024 * 1024,
@@ -40,7 +38,6 @@ const DEFAULTS: Required<ExecaExecutorOptions> = {
   maxProcesses: DEFAULT_MAX_PROCESSES,
 };
 
-const ignore = (): void => undefined;
 const noWait = (): void => undefined;
 
 /** The event's folder when it is an existing directory, else the host's (SPEC §4.2). */
@@ -50,17 +47,6 @@ const hookCwd = (cwd: string | undefined): string => {
     return statSync(cwd, { throwIfNoEntry: false })?.isDirectory() === true ? cwd : process.cwd();
   } catch {
     return process.cwd();
-  }
-};
-
-/** Signals the whole process group; false when no process of it is left. */
-const signalGroup = (pgid: number, signal: NodeJS.Signals): boolean => {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    // ESRCH: every process of the group is gone. EPERM cannot happen for our own children.
-    return false;
   }
 };
 
@@ -153,31 +139,6 @@ const errorCode = (error: unknown): string | undefined => {
 /** The system refused a process or a pipe for now: wait and try again (SPEC §4.2). */
 const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
 
-/** Out of file descriptors: Node then loses the pipes it had made (see `descriptorsFree`). */
-const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
-
-/** Descriptors a spawn needs at once: three socket pairs for stdio and libuv's exec-error pipe. */
-const SPAWN_DESCRIPTORS = 8;
-
-/**
- * Whether `count` more file descriptors can be opened now. Node 20 leaks the pipes libuv made when
- * a spawn fails with EMFILE or ENFILE after making them (they are never wrapped, so never closed):
- * three descriptors lost per refusal, until none is left. So once an executor has seen one such
- * refusal, it checks before each spawn that the spawn cannot hit the limit halfway, at the cost
- * of opening and closing `/dev/null` a few times.
- */
-const descriptorsFree = (count: number): boolean => {
-  const opened: number[] = [];
-  try {
-    while (opened.length < count) opened.push(openSync('/dev/null', 'r'));
-    return true;
-  } catch {
-    return false;
-  } finally {
-    for (const fd of opened) closeSync(fd);
-  }
-};
-
 const notStarted = (file: string, error: unknown): Termination => {
   const code = errorCode(error);
   return {
@@ -187,12 +148,6 @@ const notStarted = (file: string, error: unknown): Termination => {
     message: error instanceof Error ? error.message : String(error),
   };
 };
-
-/** A spawned hook process with every pipe open (Node leaves them null when it could not make them). */
-type HookProcess = ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
-
-const hasPipes = (child: ChildProcess): child is HookProcess =>
-  Boolean(child.stdin) && Boolean(child.stdout) && Boolean(child.stderr);
 
 /**
  * The real executor (SPEC §4.2–4.5): runs a command hook as a process in its own process group and
@@ -213,20 +168,14 @@ const hasPipes = (child: ChildProcess): child is HookProcess =>
  *   whole group, then SIGKILL after `killGraceMs`, even if the hook process itself is already gone.
  * - More than `stdoutLimit` bytes of stdout: the group is killed at once, `output_too_large`.
  *
- * Built on `child_process.spawn` with pipes this module reads itself, so it can stop at the hook's
- * exit instead of at the pipes' end. (execa, used before, throws from inside when the system
- * refuses the pipes and leaves the child's `error` event unhandled, which ends the host.)
+ * Processes start through `spawn`: `startProcess` directly, or the spawn helper (`spawnHelper`).
  */
-const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
+const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookExecutor => {
   const settings = { ...DEFAULTS, ...options };
   if (!Number.isSafeInteger(settings.maxProcesses) || settings.maxProcesses < 1) {
     throw new RangeError(`maxProcesses must be a positive integer, got ${String(settings.maxProcesses)}`);
   }
   const slots = new ProcessSlots(settings.maxProcesses);
-  /** Set by the first EMFILE/ENFILE refusal: from then on, spawn only with descriptors to spare. */
-  let checkDescriptors = false;
-  const outOfDescriptors = new Error('no file descriptors to spare for a hook process');
-  Object.assign(outOfDescriptors, { code: 'EMFILE' });
   return (hook, event) =>
     new Observable((subscriber) => {
       const { file, args } = invocationOf(hook.command);
@@ -241,7 +190,11 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
         return undefined;
       }
 
-      let child: ChildProcess | undefined;
+      /** The running attempt: its handle and group; replaced on a retry after a refusal. */
+      let handle: ProcessHandle | undefined;
+      let pgid: number | undefined;
+      /** Counts attempts, so callbacks of a refused one are ignored. */
+      let attempt = 0;
       /** Cancels the wait for a slot; replaced by the running process's teardown once it starts. */
       let cancelWait = noWait;
       let begun = false;
@@ -264,9 +217,7 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
 
       const release = () => {
         clearTimeout(drainTimer);
-        child?.stdin?.destroy();
-        child?.stdout?.destroy();
-        child?.stderr?.destroy();
+        handle?.detach();
         closed = true;
         giveSlot();
       };
@@ -274,7 +225,7 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
       const finish = () => {
         if (settled || termination === undefined) return;
         settled = true;
-        if (child?.pid !== undefined) releaseGroup(child.pid);
+        if (pgid !== undefined) releaseGroup(pgid);
         // Our ends of the pipes are closed: a background process the hook left behind keeps running,
         // but holds nothing of the host open (it gets EPIPE/SIGPIPE if it writes to stdout later).
         release();
@@ -291,26 +242,6 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
         subscriber.complete();
       };
 
-      /** The process could not start: a refusal waits for another try, anything else is the result. */
-      const failedToStart = (error: unknown) => {
-        if (termination !== undefined || settled) return;
-        const current = child;
-        child = undefined;
-        current?.stdin?.destroy();
-        current?.stdout?.destroy();
-        current?.stderr?.destroy();
-        const code = errorCode(error);
-        if (code !== undefined && OUT_OF_DESCRIPTORS.has(code)) checkDescriptors = true;
-        if (code !== undefined && REFUSALS.has(code)) {
-          slotHeld = false;
-          cancelWait = slots.refused(start);
-          return;
-        }
-        exited = true;
-        termination = notStarted(file, error);
-        finish();
-      };
-
       const start = () => {
         begun = true;
         cancelWait = noWait;
@@ -320,59 +251,69 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
         stdout = headBuffer(settings.stdoutLimit);
         stderr = tailBuffer(settings.stderrLimit);
         firstLine = firstStderrLine();
-        if (checkDescriptors && !descriptorsFree(SPAWN_DESCRIPTORS)) {
-          failedToStart(outOfDescriptors);
-          return;
-        }
-        let spawned: ChildProcess;
-        try {
-          spawned = spawnHook(file, args, hook, event);
-        } catch (error) {
-          // Synchronous refusals by Node: a NUL byte in the command, E2BIG, and the like.
-          failedToStart(error);
-          return;
-        }
-        child = spawned;
-        // Node reports a process that could not start with `error` and no `exit`; for EMFILE and
-        // ENFILE it does not even make the pipes.
-        spawned.on('error', (error: unknown) => {
-          if (spawned.pid === undefined && child === spawned) failedToStart(error);
+        const current = (attempt += 1);
+        const live = () => current === attempt && !settled;
+        const spec = {
+          file,
+          args,
+          cwd: hookCwd(event.cwd),
+          env: hookEnvironment(hook, event, process.env, process.cwd()),
+        };
+        const started = spawn(spec, {
+          started: (pid) => {
+            if (!live()) return;
+            pgid = pid;
+            ownGroup(pid, () => started.release());
+          },
+          notStarted: (error) => {
+            if (!live()) return;
+            handle = undefined;
+            if (REFUSALS.has(errorCode(error) ?? '')) {
+              // The system refused a process or a pipe for now: first in line again (SPEC §4.2).
+              slotHeld = false;
+              cancelWait = slots.refused(start);
+              return;
+            }
+            exited = true;
+            closed = true;
+            termination = notStarted(file, error);
+            finish();
+          },
+          stdout: (chunk) => {
+            if (stdout.push(chunk) && pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+          },
+          stderr: (chunk) => {
+            stderr.push(chunk);
+            const reported = firstLine.push(chunk);
+            if (reported !== undefined && !settled)
+              subscriber.next({ progress: 'stderr', firstLine: reported });
+          },
+          exit: (exitCode, signal) => {
+            exited = true;
+            giveSlot();
+            if (settled || !live()) return;
+            termination =
+              signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
+            // The hook is done: its deadline stops here, and the drain below is bounded by drainMs.
+            subscriber.next({ progress: 'exited' });
+            // The timer runs before the poll phase of its loop turn: after a busy stretch (a burst
+            // of spawns), output already sitting in the pipe would be lost. setImmediate runs after
+            // one more poll, which reads it.
+            drainTimer = setTimeout(() => setImmediate(finish), settings.drainMs);
+          },
+          // `close` = exited and every pipe reached EOF: the usual way a hook ends, with no drain wait.
+          close: () => {
+            if (live()) finish();
+          },
+          lost: (reason) => {
+            if (!live()) return;
+            exited = true;
+            termination = { kind: 'lost', message: reason };
+            finish();
+          },
         });
-        if (!hasPipes(spawned)) return;
-        spawned.stdin.on('error', ignore);
-        spawned.stdout.on('error', ignore);
-        spawned.stderr.on('error', ignore);
-        spawned.stdout.on('data', (chunk: Buffer) => {
-          if (stdout.push(chunk) && spawned.pid !== undefined) signalGroup(spawned.pid, 'SIGKILL');
-        });
-        spawned.stderr.on('data', (chunk: Buffer) => {
-          stderr.push(chunk);
-          const reported = firstLine.push(chunk);
-          if (reported !== undefined && !settled)
-            subscriber.next({ progress: 'stderr', firstLine: reported });
-        });
-        spawned.once('exit', (exitCode: number | null, signal: NodeJS.Signals | null) => {
-          exited = true;
-          giveSlot();
-          if (settled) return;
-          termination =
-            signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
-          // The hook is done: its deadline stops here, and the drain below is bounded by drainMs.
-          subscriber.next({ progress: 'exited' });
-          // The timer runs before the poll phase of its loop turn: after a busy stretch (a burst of
-          // spawns), output already sitting in the pipe would be lost. setImmediate runs after one
-          // more poll, which reads it.
-          drainTimer = setTimeout(() => setImmediate(finish), settings.drainMs);
-        });
-        // `close` = exited and every pipe reached EOF: the usual way a hook ends, with no drain wait.
-        // A refused attempt closes too (Node made its pipes, then failed): that is not the end.
-        spawned.once('close', () => {
-          if (child === spawned) finish();
-        });
-        if (spawned.pid !== undefined) {
-          ownGroup(spawned.pid);
-          spawned.stdin.end(line);
-        }
+        handle = started;
+        started.end(line);
       };
 
       const cancelTake = slots.take(start);
@@ -383,19 +324,18 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
         cancelWait();
         if (settled) return;
         settled = true;
-        const running = child;
         release();
-        const pgid = running?.pid;
-        if (pgid === undefined) return;
-        if (signalGroup(pgid, 'SIGTERM')) {
+        const group = pgid;
+        if (group === undefined) return;
+        if (signalGroup(group, 'SIGTERM')) {
           // Kept referenced on purpose: a grandchild that ignores SIGTERM must still die even if the
           // host is about to exit. The hook process itself may be gone by now; its group is not.
           setTimeout(() => {
-            releaseGroup(pgid);
-            signalGroup(pgid, 'SIGKILL');
+            releaseGroup(group);
+            signalGroup(group, 'SIGKILL');
           }, settings.killGraceMs);
         } else {
-          releaseGroup(pgid);
+          releaseGroup(group);
         }
       };
     });
@@ -411,21 +351,10 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
  */
 export const execaExecutor = (
   options: ExecaExecutorOptions & PersistentHookOptions = {},
-): RunScopedExecutor => withPersistentHooks(perEventExecutor(options), options);
-
-/**
- * Spawns a hook process: its own process group (`detached`), a pipe on every stdio, the event's
- * folder as cwd and the environment of SPEC §4.2.
- */
-const spawnHook = (
-  file: string,
-  args: readonly string[],
-  hook: CommandHook,
-  event: HookEvent,
-): ChildProcess =>
-  spawn(file, args, {
-    detached: true,
-    stdio: 'pipe',
-    cwd: hookCwd(event.cwd),
-    env: hookEnvironment(hook, event, process.env, process.cwd()),
-  });
+): RunScopedExecutor => {
+  const spawn = spawnerFor(
+    options.spawnHelper ?? 'auto',
+    options.spawnHelperMinRss ?? DEFAULT_SPAWN_HELPER_MIN_RSS,
+  );
+  return withPersistentHooks(perEventExecutor(options, spawn), options, spawn);
+};

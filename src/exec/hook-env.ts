@@ -24,6 +24,7 @@ export const ENGINE_VARIABLES = [
   'COSH_HOOKS_VERSION',
   'COSH_WORKSPACE_PATH',
   'COSH_EXTENSION_PATH',
+  'COSH_HOOK_PERSISTENT',
 ] as const;
 
 type EngineVariables = Partial<Record<(typeof ENGINE_VARIABLES)[number], string>>;
@@ -33,16 +34,22 @@ const put = (env: EngineVariables, name: keyof EngineVariables, value: string | 
   if (value !== undefined && fitsEnvironment(value)) env[name] = value;
 };
 
-/** The engine's own variables for one hook run (SPEC §3, §4.2). */
-export const engineVariables = (hook: CommandHook, event: HookEvent, cwd: string): EngineVariables => {
+/** The variables that do not depend on an event: the hook, the runtime, where it was loaded. */
+const hookVariables = (hook: CommandHook, cwd: string): EngineVariables => {
   const env: EngineVariables = {};
-  put(env, 'COSH_HOOK_EVENT', event.hook_event_name);
   put(env, 'COSH_HOOK_NAME', hook.name);
-  put(env, 'COSH_SESSION_ID', event.session_id);
   env.COSH_RUNTIME = 'cosh-hooks';
   env.COSH_HOOKS_VERSION = packageVersion();
   put(env, 'COSH_WORKSPACE_PATH', hook.workspacePath ?? cwd);
   put(env, 'COSH_EXTENSION_PATH', hook.extensionPath);
+  return env;
+};
+
+/** The engine's own variables for one hook run (SPEC §3, §4.2). */
+export const engineVariables = (hook: CommandHook, event: HookEvent, cwd: string): EngineVariables => {
+  const env = hookVariables(hook, cwd);
+  put(env, 'COSH_HOOK_EVENT', event.hook_event_name);
+  put(env, 'COSH_SESSION_ID', event.session_id);
   return env;
 };
 
@@ -61,4 +68,19 @@ export const hookEnvironment = (
   const env: NodeJS.ProcessEnv = { ...host, ...hook.env };
   for (const name of ENGINE_VARIABLES) delete env[name];
   return Object.assign(env, engineVariables(hook, event, cwd));
+};
+
+/**
+ * A persistent hook's environment (SPEC §8): as `hookEnvironment`, without the per-event variables
+ * (`COSH_HOOK_EVENT`, `COSH_SESSION_ID`: one process answers many events and sessions), plus
+ * `COSH_HOOK_PERSISTENT=1`. An inherited value of a per-event variable is removed too.
+ */
+export const persistentHookEnvironment = (
+  hook: CommandHook,
+  host: NodeJS.ProcessEnv,
+  cwd: string,
+): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...host, ...hook.env };
+  for (const name of ENGINE_VARIABLES) delete env[name];
+  return Object.assign(env, hookVariables(hook, cwd), { COSH_HOOK_PERSISTENT: '1' });
 };

@@ -1,10 +1,12 @@
-import { execa } from 'execa';
 import { defer, finalize, Observable, type Subscriber } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
 import { failure, type HookResult } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
 import type { Termination } from './classify.js';
 import { invocationOf } from './command.js';
+import { ownGroup, releaseGroup, signalGroup } from './groups.js';
+import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
+import { persistentHookEnvironment } from './hook-env.js';
 import {
   backoffDelay,
   backoffFailure,
@@ -16,9 +18,10 @@ import {
   type Backoff,
 } from './persistent-answer.js';
 import type { ExecutorRun, HookEmission, HookExecutor, RunScopedExecutor } from './port.js';
+import type { ProcessHandle, Spawner } from './spawn.js';
 
 /** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
-export interface PersistentHookOptions {
+export interface PersistentHookOptions extends SpawnHelperOptions {
   /** Delay between closing stdin (run end) or SIGTERM (timeout, cancel) and SIGKILL. Default 500 ms. */
   readonly killGraceMs?: number;
   /** Longest answer line in bytes; longer is `output_too_large` and the process is killed. Default 1 MiB. */
@@ -40,9 +43,13 @@ interface Settings {
   readonly workspace: string | undefined;
   readonly backoff: Backoff;
   readonly now: () => number;
+  readonly spawn: Spawner;
 }
 
-const settingsOf = (options: PersistentHookOptions): Settings => ({
+const settingsOf = (options: PersistentHookOptions, spawn: Spawner | undefined): Settings => ({
+  spawn:
+    spawn ??
+    spawnerFor(options.spawnHelper ?? 'auto', options.spawnHelperMinRss ?? DEFAULT_SPAWN_HELPER_MIN_RSS),
   killGraceMs: options.killGraceMs ?? 500,
   stdoutLimit: options.stdoutLimit ?? 1024 * 1024,
   stderrLimit: options.stderrLimit ?? 64 * 1024,
@@ -62,8 +69,10 @@ const ignore = (): void => undefined;
 const liveGroups = new Set<number>();
 let exitListener = false;
 
-const track = (pgid: number): void => {
+const track = (pgid: number, handle: () => ProcessHandle | undefined): void => {
   liveGroups.add(pgid);
+  // Also owned in the process-wide set: a second signal to the CLI kills it at once (SPEC §6).
+  ownGroup(pgid, () => handle()?.release());
   if (!exitListener) {
     exitListener = true;
     process.on('exit', () => {
@@ -72,25 +81,18 @@ const track = (pgid: number): void => {
   }
 };
 
-/** Signals the whole process group; false when no process of it is left. */
-const signalGroup = (pgid: number, signal: NodeJS.Signals): boolean => {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const killGroupNow = (pgid: number): void => {
+  if (pgid === 0) return;
   signalGroup(pgid, 'SIGKILL');
   liveGroups.delete(pgid);
+  releaseGroup(pgid);
 };
 
 /** SIGTERM now, SIGKILL after `graceMs` (a referenced timer: a host about to exit waits for it). */
 const killGroupGracefully = (pgid: number, graceMs: number): void => {
   if (!signalGroup(pgid, 'SIGTERM')) {
     liveGroups.delete(pgid);
+    releaseGroup(pgid);
     return;
   }
   setTimeout(() => killGroupNow(pgid), graceMs);
@@ -150,10 +152,12 @@ interface Request {
 
 /** A running persistent process. */
 interface Live {
-  /** Absent when execa could not even create the process. */
-  readonly child: Child | undefined;
-  /** The process group; 0 when the process never started. */
-  readonly pgid: number;
+  /** Our side of the process (set right after the spawn call). */
+  handle: ProcessHandle | undefined;
+  /** The process group; 0 until the process started, and when it never did. */
+  pgid: number;
+  /** Called when the process exits (the run's end waits for it). */
+  onExit?: () => void;
   /** Bytes of the answer line read so far (no newline yet). */
   pending: Buffer[];
   pendingBytes: number;
@@ -161,13 +165,6 @@ interface Live {
   termination?: Termination;
   drainTimer?: NodeJS.Timeout;
 }
-
-/** Environment of a persistent process: SPEC §4.2 without the per-event variables, plus the mode. */
-const persistentEnv = (hook: CommandHook): Record<string, string> => ({
-  ...hook.env,
-  COSH_HOOK_NAME: hook.name,
-  COSH_HOOK_PERSISTENT: '1',
-});
 
 /** How long to keep reading a dead process's pipes for its last stderr before reporting it. */
 const DRAIN_MS = 100;
@@ -234,21 +231,21 @@ class PersistentHook {
     }
     if (live.termination !== undefined) {
       clearTimeout(live.drainTimer);
-      if (live.pgid !== 0) killGroupNow(live.pgid);
+      killGroupNow(live.pgid);
       this.release(live);
       return;
     }
-    live.child?.stdin.end();
+    live.handle?.end();
     const timer = setTimeout(() => {
       killGroupNow(live.pgid);
       this.release(live);
     }, this.settings.killGraceMs);
-    live.child?.once('exit', () => {
+    live.onExit = () => {
       // Whatever it started in its group goes with it: nothing of a persistent hook outlives the run.
       clearTimeout(timer);
       killGroupNow(live.pgid);
       this.release(live);
-    });
+    };
   }
 
   private withdraw(request: Request): void {
@@ -282,58 +279,49 @@ class PersistentHook {
       }
       this.current = request;
       const live = this.live;
-      if (live.termination === undefined) live.child?.stdin.write(request.line);
+      if (live.termination === undefined) live.handle?.write(request.line);
       else this.die(live);
     }
   }
 
   private start(): Live {
     const { file, args } = invocationOf(this.hook.command);
-    let child: Child;
-    try {
-      child = spawnPersistent(file, args, this.settings.workspace ?? process.cwd(), persistentEnv(this.hook));
-    } catch (error) {
-      return {
-        child: undefined,
-        pgid: 0,
-        pending: [],
-        pendingBytes: 0,
-        termination: notStarted(file, error),
-      };
-    }
-    if (child.pid === undefined) {
-      const live: Live = { child, pgid: 0, pending: [], pendingBytes: 0 };
-      const report = (cause: unknown) => {
-        if (live.termination !== undefined) return;
-        live.termination = notStarted(file, cause);
-        this.die(live);
-      };
-      child.on('error', report);
-      child.then((result) => report(result.cause ?? new Error(result.shortMessage)), report);
-      child.stdin.on('error', ignore);
-      return live;
-    }
-    const live: Live = { child, pgid: child.pid, pending: [], pendingBytes: 0 };
-    track(live.pgid);
-    // Errors are values here: a late `error` (a failed kill, a broken pipe) must never throw into the host.
-    child.on('error', ignore);
-    child.stdin.on('error', ignore);
-    child.stdout.on('error', ignore);
-    child.stderr.on('error', ignore);
-    child.then(ignore, ignore);
-    child.stdout.on('data', (chunk: Buffer) => this.onStdout(live, chunk));
-    child.stderr.on('data', (chunk: Buffer) => this.onStderr(live, chunk));
-    child.once('exit', (exitCode: number | null, signal: NodeJS.Signals | null) => {
-      if (live.termination !== undefined) return;
-      live.termination =
-        signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
-      if (this.live !== live) return;
-      // An answer written just before exiting may still be in the pipe: read it before judging.
-      live.drainTimer = setTimeout(() => this.die(live), DRAIN_MS);
-    });
-    child.once('close', () => {
-      if (live.termination !== undefined) this.die(live);
-    });
+    const cwd = this.settings.workspace ?? process.cwd();
+    const live: Live = { handle: undefined, pgid: 0, pending: [], pendingBytes: 0 };
+    live.handle = this.settings.spawn(
+      { file, args, cwd, env: persistentHookEnvironment(this.hook, process.env, cwd) },
+      {
+        started: (pid) => {
+          live.pgid = pid;
+          track(pid, () => live.handle);
+        },
+        notStarted: (error) => {
+          if (live.termination !== undefined) return;
+          live.termination = notStarted(file, error);
+          this.die(live);
+        },
+        stdout: (chunk) => this.onStdout(live, chunk),
+        stderr: (chunk) => this.onStderr(live, chunk),
+        exit: (exitCode, signal) => {
+          live.onExit?.();
+          if (live.termination !== undefined) return;
+          live.termination =
+            signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', exitCode: exitCode ?? 0 };
+          if (this.live !== live) return;
+          // An answer written just before exiting may still be in the pipe: read it before judging.
+          live.drainTimer = setTimeout(() => this.die(live), DRAIN_MS);
+        },
+        close: () => {
+          if (live.termination !== undefined) this.die(live);
+        },
+        lost: (reason) => {
+          live.onExit?.();
+          if (live.termination !== undefined) return;
+          live.termination = { kind: 'lost', message: reason };
+          this.die(live);
+        },
+      },
+    );
     return live;
   }
 
@@ -388,7 +376,7 @@ class PersistentHook {
     clearTimeout(live.drainTimer);
     if (this.live !== live || live.termination === undefined) return;
     this.live = undefined;
-    if (live.pgid !== 0) killGroupNow(live.pgid);
+    killGroupNow(live.pgid);
     this.release(live);
     const request = this.current;
     this.current = undefined;
@@ -411,9 +399,7 @@ class PersistentHook {
 
   /** Lets go of the pipes: nothing of the process holds the host's event loop any more. */
   private release(live: Live): void {
-    live.child?.stdin.destroy();
-    live.child?.stdout.destroy();
-    live.child?.stderr.destroy();
+    live.handle?.detach();
   }
 
   private emit(subscriber: Subscriber<HookEmission>, result: HookResult): void {
@@ -436,29 +422,6 @@ const notStarted = (file: string, error: unknown): Termination => {
     message: error instanceof Error ? error.message : String(error),
   };
 };
-
-/**
- * execa options of a persistent process: its own process group (`detached`), pipes read and
- * written by this module (stdin stays open between events), errors as values, and no execa-side
- * killing or cleanup (this module kills the whole group itself).
- */
-const PERSISTENT_PROCESS_OPTIONS = {
-  detached: true,
-  stdin: 'pipe',
-  stdout: 'pipe',
-  stderr: 'pipe',
-  buffer: false,
-  encoding: 'buffer',
-  stripFinalNewline: false,
-  reject: false,
-  cleanup: false,
-  forceKillAfterDelay: false,
-} as const;
-
-const spawnPersistent = (file: string, args: readonly string[], cwd: string, env: Record<string, string>) =>
-  execa(file, args, { ...PERSISTENT_PROCESS_OPTIONS, cwd, env });
-
-type Child = ReturnType<typeof spawnPersistent>;
 
 /** The persistent processes of one run, one per persistent hook, all ended by `close`. */
 class PersistentPool {
@@ -495,7 +458,8 @@ class PersistentPool {
  * answered by one long-running process per hook and run, everything else goes to `perEvent`.
  *
  * - The process starts at the first event that reaches the hook: own process group, cwd = the
- *   workspace, environment = host + hook `env` + `COSH_HOOK_NAME` + `COSH_HOOK_PERSISTENT=1`.
+ *   workspace, environment = `persistentHookEnvironment` (host + hook `env` + the engine's
+ *   variables that do not depend on an event + `COSH_HOOK_PERSISTENT=1`).
  * - Each event is one JSON line on its stdin; the answer is one line on its stdout (a JSON object,
  *   or empty for pass-through). One event at a time: later requests queue in arrival order.
  * - Unsubscribing mid-answer (the hook's timeout, a cancellation) kills the group (SIGTERM, then
@@ -512,8 +476,9 @@ class PersistentPool {
 export const withPersistentHooks = (
   perEvent: HookExecutor,
   options: PersistentHookOptions = {},
+  spawn?: Spawner,
 ): RunScopedExecutor => {
-  const settings = settingsOf(options);
+  const settings = settingsOf(options, spawn);
   const openRun = (): ExecutorRun => {
     const pool = new PersistentPool(settings);
     return {

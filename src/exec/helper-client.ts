@@ -1,0 +1,294 @@
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { signalGroup } from './groups.js';
+import { startProcess, type ProcessHandle, type ProcessListener, type Spawner } from './spawn.js';
+import {
+  CLOSE,
+  DETACH,
+  END,
+  EXIT,
+  frame,
+  frameReader,
+  NOT_STARTED,
+  RELEASE,
+  SPAWN,
+  STARTED,
+  STDERR,
+  STDOUT,
+  WRITE,
+} from './spawn-protocol.js';
+
+/**
+ * The helper's script: next to this module once built. Run from the TypeScript sources (the test
+ * runner), the built copy in `dist/` is used: Node 20 cannot run TypeScript.
+ */
+const helperScript = (): string => {
+  const beside = fileURLToPath(new URL('./spawn-helper.js', import.meta.url));
+  if (existsSync(beside)) return beside;
+  return fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
+};
+
+/** Bytes of the helper's own stderr kept for the message when it dies. */
+const HELPER_STDERR_BYTES = 2048;
+
+/** The error of a process whose start the helper could not report because it died first. */
+const helperGone = (reason: string): Error =>
+  Object.assign(new Error(`the spawn helper ${reason}`), { code: 'EHELPER' });
+
+interface Remote {
+  readonly listener: ProcessListener;
+  pid: number | undefined;
+  /** The host stopped listening (detach) before the start was reported: kill it when it comes. */
+  detached: boolean;
+}
+
+/**
+ * One running spawn helper and the processes it started. Frames to the helper are gathered per
+ * turn of the event loop and written at once.
+ */
+class Helper {
+  private readonly remotes = new Map<number, Remote>();
+  private nextId = 1;
+  private readonly handle: ProcessHandle;
+  private queue: Buffer[] = [];
+  private flushing = false;
+  private stderrTail = '';
+  private ended = false;
+  private referenced = false;
+
+  constructor(private readonly onEnd: (helper: Helper) => void) {
+    this.handle = startProcess(
+      {
+        file: process.execPath,
+        // The helper needs little memory; a small heap keeps its own forks cheap.
+        args: ['--max-old-space-size=64', helperScript()],
+        cwd: process.cwd(),
+        env: process.env,
+      },
+      {
+        started: () => undefined,
+        notStarted: (error) => this.end(error),
+        stdout: frameReader((type, id, payload) => this.onFrame(type, id, payload)),
+        stderr: (chunk) => {
+          this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-HELPER_STDERR_BYTES);
+        },
+        exit: (code, signal) =>
+          this.end(
+            helperGone(
+              `exited ${signal !== null ? `by signal ${signal}` : `with code ${String(code)}`}${
+                this.stderrTail.trim() === '' ? '' : `: ${this.stderrTail.trim().split('\n')[0] ?? ''}`
+              }`,
+            ),
+          ),
+        close: () => this.end(helperGone('closed its pipes')),
+        lost: () => undefined,
+      },
+    );
+    // An idle helper does not keep the host alive; a helper with processes in flight does.
+    this.handle.ref(false);
+  }
+
+  spawn: Spawner = (spec, listener) => {
+    const id = this.nextId;
+    this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
+    const remote: Remote = { listener, pid: undefined, detached: false };
+    if (this.ended) {
+      setImmediate(() => listener.notStarted(helperGone('has stopped')));
+      return notRunning;
+    }
+    this.remotes.set(id, remote);
+    this.keepAlive();
+    this.send(frame(SPAWN, id, JSON.stringify(spec)));
+    let open = true;
+    return {
+      write: (data) => {
+        if (open) this.send(frame(WRITE, id, data));
+      },
+      end: (data) => {
+        if (open) this.send(frame(END, id, data ?? ''));
+      },
+      detach: () => {
+        if (!open) return;
+        open = false;
+        remote.detached = true;
+        if (remote.pid !== undefined) this.forget(id);
+        this.send(frame(DETACH, id));
+      },
+      flow: () => undefined,
+      release: () => {
+        const pid = remote.pid;
+        if (pid === undefined || this.ended) return;
+        const payload = Buffer.allocUnsafe(4);
+        payload.writeUInt32BE(pid, 0);
+        this.send(frame(RELEASE, id, payload));
+      },
+      ref: () => undefined,
+    };
+  };
+
+  private forget(id: number): void {
+    this.remotes.delete(id);
+    this.keepAlive();
+  }
+
+  private keepAlive(): void {
+    const wanted = this.remotes.size > 0;
+    if (wanted === this.referenced || this.ended) return;
+    this.referenced = wanted;
+    this.handle.ref(wanted);
+  }
+
+  private send(bytes: Buffer): void {
+    if (this.ended) return;
+    this.queue.push(bytes);
+    if (this.flushing) return;
+    this.flushing = true;
+    queueMicrotask(() => {
+      this.flushing = false;
+      const queued = this.queue;
+      this.queue = [];
+      if (!this.ended) this.handle.write(queued.length === 1 ? queued[0]! : Buffer.concat(queued));
+    });
+  }
+
+  private onFrame(type: number, id: number, payload: Buffer): void {
+    const remote = this.remotes.get(id);
+    if (remote === undefined) return;
+    const { listener } = remote;
+    switch (type) {
+      case STARTED: {
+        const pid = payload.readUInt32BE(0);
+        remote.pid = pid;
+        if (remote.detached) {
+          // Cancelled before it was known to start: nobody will kill it otherwise.
+          this.forget(id);
+          signalGroup(pid, 'SIGKILL');
+          return;
+        }
+        listener.started(pid);
+        return;
+      }
+      case NOT_STARTED: {
+        this.forget(id);
+        if (remote.detached) return;
+        const { code, message } = JSON.parse(payload.toString('utf8')) as { code?: string; message: string };
+        listener.notStarted(Object.assign(new Error(message), code === undefined ? {} : { code }));
+        return;
+      }
+      case STDOUT:
+        listener.stdout(Buffer.from(payload));
+        return;
+      case STDERR:
+        listener.stderr(Buffer.from(payload));
+        return;
+      case EXIT: {
+        const { code, signal } = JSON.parse(payload.toString('utf8')) as {
+          code: number | null;
+          signal: NodeJS.Signals | null;
+        };
+        listener.exit(code, signal);
+        return;
+      }
+      case CLOSE:
+        this.forget(id);
+        listener.close();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * The helper is gone (or never started): every process in flight is reported, a started one as
+   * lost after its group is killed (nobody watches it any more), one not yet started as not started.
+   */
+  private end(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd(this);
+    this.handle.detach();
+    const reason = error instanceof Error ? error.message : String(error);
+    const remotes = [...this.remotes.values()];
+    this.remotes.clear();
+    for (const remote of remotes) {
+      if (remote.pid === undefined) {
+        if (!remote.detached) remote.listener.notStarted(error);
+      } else {
+        signalGroup(remote.pid, 'SIGKILL');
+        if (!remote.detached) remote.listener.lost(`${reason} while the hook ran`);
+      }
+    }
+  }
+}
+
+const ignore = (): void => undefined;
+
+const notRunning: ProcessHandle = {
+  write: ignore,
+  end: ignore,
+  detach: ignore,
+  flow: ignore,
+  release: ignore,
+  ref: ignore,
+};
+
+/** This host's spawn helper, started at its first use; a new one after it died. */
+let current: Helper | undefined;
+
+/**
+ * Starts processes through the spawn helper (started lazily, once per host process, shared by every
+ * executor; a fresh one after a death). Same contract as `startProcess`.
+ */
+export const helperSpawner: Spawner = (spec, listener) => {
+  current ??= new Helper((ended) => {
+    if (current === ended) current = undefined;
+  });
+  return current.spawn(spec, listener);
+};
+
+/** Whether a spawn helper is running now (for `spawnHelper: 'auto'`, which keeps using one once started). */
+export const helperRunning = (): boolean => current !== undefined;
+
+/**
+ * When hook processes go through the spawn helper: `'always'`, `'never'`, or `'auto'` (the
+ * default): once this process's resident memory reaches `spawnHelperMinRss`, and from then on.
+ */
+export type SpawnHelperMode = 'auto' | 'always' | 'never';
+
+/** Where hook processes are started (docs/execution.md, *The spawn helper*). */
+export interface SpawnHelperOptions {
+  /**
+   * Start hook processes through the spawn helper, a small resident process, instead of forking
+   * this one: `'auto'` (default) once this process's resident memory reaches `spawnHelperMinRss`,
+   * `'always'`, or `'never'`.
+   */
+  readonly spawnHelper?: SpawnHelperMode;
+  /** Resident memory, in bytes, from which `spawnHelper: 'auto'` uses the helper. Default 256 MiB. */
+  readonly spawnHelperMinRss?: number;
+}
+
+/** Resident memory from which `'auto'` uses the helper: 256 MiB (docs/execution.md). */
+export const DEFAULT_SPAWN_HELPER_MIN_RSS = 256 * 1024 * 1024;
+
+/** How often `'auto'` looks at the resident memory again. */
+const RSS_CHECK_MS = 1000;
+let rssCheckedAt = -Infinity;
+let rss = 0;
+
+const residentBytes = (): number => {
+  const now = performance.now();
+  if (now - rssCheckedAt >= RSS_CHECK_MS) {
+    rssCheckedAt = now;
+    rss = process.memoryUsage.rss();
+  }
+  return rss;
+};
+
+/** The spawner an executor uses for `mode`. */
+export const spawnerFor = (mode: SpawnHelperMode, minRss: number): Spawner => {
+  if (mode === 'always') return helperSpawner;
+  if (mode === 'never') return startProcess;
+  return (spec, listener) =>
+    (helperRunning() || residentBytes() >= minRss ? helperSpawner : startProcess)(spec, listener);
+};
