@@ -1,7 +1,7 @@
 /**
  * Measurement 7, the part that runs in its own Node process: fill the heap with `--heap-mb` MB of
- * live objects and Buffers, then time the inline sh hook through the executor against a bare spawn,
- * interleaved. Prints one JSON object on stdout. Run by heap.ts with a large --max-old-space-size.
+ * live objects and Buffers, then time the inline sh hook through the executor (direct spawn, and
+ * through the spawn helper) against a bare spawn, interleaved. The helper starts in the warm-up. Prints one JSON object on stdout. Run by heap.ts with a large --max-old-space-size.
  */
 import { execaExecutor } from '../src/exec/execa-executor.js';
 import { INLINE_SH_ALLOW, preToolUse, stdinLine } from './fixtures.js';
@@ -47,7 +47,8 @@ const fillHeap = (targetMb: number): { objects: Item[][]; buffers: Buffer[] } =>
 
 const heapMb = argument('heap-mb');
 const ballast = fillHeap(heapMb);
-const executor = execaExecutor();
+const executor = execaExecutor({ spawnHelper: 'never' });
+const viaHelper = execaExecutor({ spawnHelper: 'always' });
 const hook = commandHook('heap', INLINE_SH_ALLOW);
 const event = preToolUse(process.cwd());
 const input = stdinLine(event);
@@ -56,6 +57,7 @@ const samples = await interleave(
   {
     baseline: () => timed(() => runBare('/bin/sh', ['-c', INLINE_SH_ALLOW], input)),
     subject: () => timed(() => runThroughExecutor(executor, hook, event)),
+    helper: () => timed(() => runThroughExecutor(viaHelper, hook, event)),
   },
 );
 const usage = process.memoryUsage();

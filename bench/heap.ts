@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { comparisonRow, rawSeries, type Context, type Measured } from './measurement.js';
 import type { Row } from './report.js';
-import { summarize } from './stats.js';
+import { ratio, summarize } from './stats.js';
 import { interleave } from './timing.js';
 
 const HEAP_CHILD = fileURLToPath(new URL('./heap-child.js', import.meta.url));
@@ -19,6 +19,7 @@ interface ChildReport {
   readonly rssMb: number;
   readonly subject: number[];
   readonly baseline: number[];
+  readonly helper: number[];
 }
 
 const runChild = async (heapMb: number, warmup: number, iterations: number): Promise<ChildReport> => {
@@ -63,10 +64,16 @@ export const measureHeap = async (context: Context): Promise<Measured> => {
       large: () => runChild(LARGE_MB, warmup, iterations),
     },
   );
-  const pool = (list: readonly ChildReport[], pick: 'subject' | 'baseline') =>
+  const pool = (list: readonly ChildReport[], pick: 'subject' | 'baseline' | 'helper') =>
     list.flatMap((report) => report[pick]);
-  const small = { subject: pool(reports.small, 'subject'), baseline: pool(reports.small, 'baseline') };
-  const large = { subject: pool(reports.large, 'subject'), baseline: pool(reports.large, 'baseline') };
+  const side = (list: readonly ChildReport[]) => ({
+    subject: pool(list, 'subject'),
+    baseline: pool(list, 'baseline'),
+    helper: pool(list, 'helper'),
+  });
+  const small = side(reports.small);
+  const large = side(reports.large);
+  const helperVsSmall = ratio(summarize(large.helper).median, summarize(small.subject).median);
   const rssOf = (list: readonly ChildReport[]) => Math.max(...list.map((report) => report.rssMb));
   const row = (id: string, what: string, subject: number[], baseline: number[]): Row =>
     comparisonRow(id, what, summarize(subject), summarize(baseline));
@@ -74,32 +81,61 @@ export const measureHeap = async (context: Context): Promise<Measured> => {
     rows: [
       row(
         '7a',
-        `per-hook latency, host holding ~${SMALL_MB} MB live heap (RSS ${rssOf(reports.small)} MB) vs bare spawn`,
+        `executor (direct spawn) per hook, host holding ~${SMALL_MB} MB live heap (RSS ${rssOf(reports.small)} MB) vs bare spawn`,
         small.subject,
         small.baseline,
       ),
       row(
         '7b',
-        `per-hook latency, host holding ~${LARGE_MB} MB live heap (RSS ${rssOf(reports.large)} MB) vs bare spawn`,
+        `executor (direct spawn) per hook, host holding ~${LARGE_MB} MB live heap (RSS ${rssOf(reports.large)} MB) vs bare spawn`,
         large.subject,
         large.baseline,
       ),
-      row('7c', `executor: ~${LARGE_MB} MB host vs ~${SMALL_MB} MB host`, large.subject, small.subject),
+      row(
+        '7c',
+        `executor, direct spawn: ~${LARGE_MB} MB host vs ~${SMALL_MB} MB host`,
+        large.subject,
+        small.subject,
+      ),
       row('7d', `bare spawn: ~${LARGE_MB} MB host vs ~${SMALL_MB} MB host`, large.baseline, small.baseline),
+      {
+        ...row(
+          '7e',
+          `executor through the spawn helper in a ~${LARGE_MB} MB host vs direct spawn in a ~${SMALL_MB} MB host`,
+          large.helper,
+          small.subject,
+        ),
+        target: { op: '<=', limit: 1.3, unit: '×' },
+        checked: helperVsSmall,
+      },
+      row(
+        '7f',
+        `~${LARGE_MB} MB host: executor through the spawn helper vs direct spawn (what the helper saves)`,
+        large.helper,
+        large.subject,
+      ),
+      row(
+        '7g',
+        `~${SMALL_MB} MB host: executor through the spawn helper vs direct spawn (what the helper costs)`,
+        small.helper,
+        small.subject,
+      ),
     ],
     raw: {
       '7': {
         unit: 'ms per hook',
         maxOldSpaceMb: MAX_OLD_SPACE_MB,
         small: {
-          children: reports.small.map(({ subject: _s, baseline: _b, ...memory }) => memory),
+          children: reports.small.map(({ subject: _s, baseline: _b, helper: _h, ...memory }) => memory),
           subject: rawSeries(small.subject),
           baseline: rawSeries(small.baseline),
+          helper: rawSeries(small.helper),
         },
         large: {
-          children: reports.large.map(({ subject: _s, baseline: _b, ...memory }) => memory),
+          children: reports.large.map(({ subject: _s, baseline: _b, helper: _h, ...memory }) => memory),
           subject: rawSeries(large.subject),
           baseline: rawSeries(large.baseline),
+          helper: rawSeries(large.helper),
         },
       },
     },

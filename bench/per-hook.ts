@@ -32,8 +32,12 @@ const expectAllow = (answer: unknown, file: string): void => {
 };
 
 /** One bare round trip, checked. */
-export const runBare = async (file: string, args: readonly string[], input: string): Promise<void> =>
-  expectAllow(await bareRoundTrip(file, args, input), file);
+export const runBare = async (
+  file: string,
+  args: readonly string[],
+  input: string,
+  detached = false,
+): Promise<void> => expectAllow(await bareRoundTrip(file, args, input, detached), file);
 
 interface Case {
   readonly id: string;
@@ -44,6 +48,8 @@ interface Case {
   readonly file: string;
   readonly args: readonly string[];
   readonly counts: Counts;
+  /** The id of the row against a floor in its own session and process group, when there is one. */
+  readonly isolatedId?: string;
 }
 
 /**
@@ -67,6 +73,7 @@ const casesOf = (context: Context): Case[] => {
       file: '/bin/sh',
       args: ['-c', INLINE_SH_ALLOW],
       counts: sh,
+      isolatedId: '1f',
     },
     {
       id: '1b',
@@ -75,6 +82,7 @@ const casesOf = (context: Context): Case[] => {
       file: path('allow.sh'),
       args: [],
       counts: sh,
+      isolatedId: '1g',
     },
     {
       id: '1c',
@@ -92,17 +100,23 @@ const casesOf = (context: Context): Case[] => {
  * of the same program with the same stdin/stdout round trip, interleaved.
  */
 export const measurePerHook = async (context: Context): Promise<Measured> => {
-  const executor = execaExecutor();
+  // Always a direct spawn: this measures the executor's own work, not the spawn helper (7e–7g).
+  const executor = execaExecutor({ spawnHelper: 'never' });
   const event = preToolUse(context.fixtures.dir);
   const input = stdinLine(event);
   const rows: Row[] = [];
   const cpuRows: Row[] = [];
+  const isolatedRows: Row[] = [];
   const raw: Record<string, unknown> = {};
   for (const testCase of casesOf(context)) {
     context.log(`${testCase.id} ${testCase.what}: ${testCase.counts.iterations} pairs`);
     const hook = commandHook(`bench-${testCase.id}`, testCase.command);
-    const costs = await interleave<'baseline' | 'execa' | 'subject', Cost>(testCase.counts, {
+    const isolated = testCase.isolatedId !== undefined;
+    const costs = await interleave<'baseline' | 'isolated' | 'execa' | 'subject', Cost>(testCase.counts, {
       baseline: () => costOf(() => runBare(testCase.file, testCase.args, input)),
+      // Skipped (a constant) where there is no isolated row, so the other probes keep their pace.
+      isolated: () =>
+        isolated ? costOf(() => runBare(testCase.file, testCase.args, input, true)) : { wallMs: 0, cpuMs: 0 },
       execa: () =>
         costOf(async () =>
           expectAllow(await execaRoundTrip(testCase.file, testCase.args, input), testCase.file),
@@ -149,6 +163,34 @@ export const measurePerHook = async (context: Context): Promise<Measured> => {
         ratio: ratio(cpuSubject.median, cpuBaseline.median),
       });
     }
+    if (testCase.isolatedId !== undefined) {
+      const floor = summarize(costs.isolated.map((cost) => cost.wallMs));
+      const isolatedRatio = ratio(subject.median, floor.median);
+      isolatedRows.push({
+        id: testCase.isolatedId,
+        what: `per-hook overhead of ${testCase.id}: executor vs a bare spawn in its own session and process group (\`detached\`, as SPEC §4.2 requires)`,
+        subject: medianCell(subject, 'ms'),
+        baseline: medianCell(floor, 'ms'),
+        ratio: isolatedRatio,
+        target: { op: '<=', limit: 1.1, unit: '×' },
+        checked: isolatedRatio,
+      });
+      if (testCase.id === '1b') {
+        isolatedRows.push({
+          id: '1h',
+          what: 'what a new session costs: bare spawn of 1b `detached` vs not (kernel autogroup placement, see docs)',
+          subject: medianCell(floor, 'ms'),
+          baseline: medianCell(baseline, 'ms'),
+          ratio: ratio(floor.median, baseline.median),
+        });
+      }
+      raw[`${testCase.isolatedId}`] = {
+        unit: 'ms',
+        subject: rawSeries(samples.subject),
+        baseline: rawSeries(costs.isolated.map((cost) => cost.wallMs)),
+        ratioOfMedians: isolatedRatio,
+      };
+    }
     raw[testCase.id] = {
       what: testCase.what,
       command: testCase.command,
@@ -167,5 +209,5 @@ export const measurePerHook = async (context: Context): Promise<Measured> => {
       },
     };
   }
-  return { rows: [...rows, ...cpuRows], raw };
+  return { rows: [...rows, ...cpuRows, ...isolatedRows], raw };
 };

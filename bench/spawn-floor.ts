@@ -6,11 +6,17 @@ const ignore = (): void => undefined;
  * The physical floor of one command hook: a bare `child_process.spawn` with the same stdin/stdout
  * round trip the executor does — write the event line, close stdin, read stdout to the end, wait
  * for the process to close, parse the answer. Nothing else: no process group, no limits, no
- * classification beyond JSON.parse.
+ * classification beyond JSON.parse. With `detached`, the child gets its own session and process
+ * group (`setsid`), as a hook must (SPEC §4.2): the floor of the same isolation.
  */
-export const bareRoundTrip = (file: string, args: readonly string[], input: string): Promise<unknown> =>
+export const bareRoundTrip = (
+  file: string,
+  args: readonly string[],
+  input: string,
+  detached = false,
+): Promise<unknown> =>
   new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.resume();

@@ -200,9 +200,10 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
       let begun = false;
       let settled = false;
       let drainTimer: NodeJS.Timeout | undefined;
-      let stdout = headBuffer(settings.stdoutLimit);
-      let stderr = tailBuffer(settings.stderrLimit);
-      let firstLine = firstStderrLine();
+      // Made per attempt in `start` (a refused attempt starts over).
+      let stdout: ReturnType<typeof headBuffer> | undefined;
+      let stderr: ReturnType<typeof tailBuffer> | undefined;
+      let firstLine: ReturnType<typeof firstStderrLine> | undefined;
       let termination: Termination | undefined;
       /** The slot is returned once: when the process has exited and our pipe ends are closed. */
       let exited = false;
@@ -232,11 +233,11 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
         subscriber.next(
           classifyProcess({
             termination,
-            stdout: stdout.text(),
-            stdoutOverflow: stdout.overflow,
+            stdout: stdout?.text() ?? '',
+            stdoutOverflow: stdout?.overflow ?? false,
             stdoutLimit: settings.stdoutLimit,
-            stderr: stderr.text(),
-            ...(stderr.cut && firstLine.line !== undefined && { stderrFirstLine: firstLine.line }),
+            stderr: stderr?.text() ?? '',
+            ...(stderr?.cut === true && firstLine?.line !== undefined && { stderrFirstLine: firstLine.line }),
           }),
         );
         subscriber.complete();
@@ -248,9 +249,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
         slotHeld = true;
         exited = false;
         closed = false;
-        stdout = headBuffer(settings.stdoutLimit);
-        stderr = tailBuffer(settings.stderrLimit);
-        firstLine = firstStderrLine();
+        const out = (stdout = headBuffer(settings.stdoutLimit));
+        const err = (stderr = tailBuffer(settings.stderrLimit));
+        const first = (firstLine = firstStderrLine());
         const current = (attempt += 1);
         const live = () => current === attempt && !settled;
         const spec = {
@@ -280,11 +281,11 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
             finish();
           },
           stdout: (chunk) => {
-            if (stdout.push(chunk) && pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+            if (out.push(chunk) && pgid !== undefined) signalGroup(pgid, 'SIGKILL');
           },
           stderr: (chunk) => {
-            stderr.push(chunk);
-            const reported = firstLine.push(chunk);
+            err.push(chunk);
+            const reported = first.push(chunk);
             if (reported !== undefined && !settled)
               subscriber.next({ progress: 'stderr', firstLine: reported });
           },
