@@ -12,7 +12,9 @@ import type { HookResult } from '../../src/protocol/result.js';
 import { createDispatcher } from '../../src/pipeline/dispatch.js';
 import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
-import { allProcesses, groupAlive, isGone, waitFor } from '../soak/procfs.js';
+import { killOwnedGroupsNow } from '../../src/exec/groups.js';
+import { packageVersion } from '../../src/version.js';
+import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../soak/procfs.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
 const KEEPER = `node ${join(FIXTURES, 'persistent.mjs')}`;
@@ -490,5 +492,72 @@ describe('persistent hooks: nothing outlives the run', () => {
     leftovers.add(output.pid);
     leftovers.add(output.child);
     await noneLeft(output);
+  });
+});
+
+describe('persistent hooks: environment, ownership and the spawn helper (issue 13)', () => {
+  it('gets the engine variables that do not depend on an event, COSH_HOOK_PERSISTENT=1, and no stale per-event ones', async () => {
+    const workspace = mkdtempSync(join(scratch, 'engine-'));
+    const stale = { COSH_SESSION_ID: 'stale-session', COSH_HOOK_EVENT: 'Stale', COSH_RUNTIME: 'fake' };
+    const before = Object.fromEntries(Object.keys(stale).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, stale);
+    try {
+      const run = drive(
+        [keeper({ env: { COSH_HOOK_PERSISTENT: '0', COSH_HOOK_NAME: 'fake' } } as Partial<HookDefinition>)],
+        { workspace },
+      );
+      const decision = await run.send({ action: 'engine' });
+      pidOf(decision);
+      expect((decision.hook_specific_output as { engine: unknown }).engine).toStrictEqual({
+        COSH_HOOK_NAME: 'keeper',
+        COSH_RUNTIME: 'cosh-hooks',
+        COSH_HOOKS_VERSION: packageVersion(),
+        COSH_WORKSPACE_PATH: workspace,
+        COSH_HOOK_PERSISTENT: '1',
+      });
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('its process group is owned: a second signal to the CLI (killOwnedGroupsNow) kills it at once', async () => {
+    const run = drive([keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    expect(groupAlive(pid)).toBe(true);
+    expect(killOwnedGroupsNow()).toBeGreaterThanOrEqual(1);
+    expect(await waitFor(() => !groupAlive(pid), 5000)).toBe(true);
+  });
+
+  it('through the spawn helper: one process across events, started by the helper; a helper death fails the event in flight, the next starts afresh', async () => {
+    const run = drive([keeper({ timeout: 10_000 })], { spawnHelper: 'always' });
+    const first = await run.send({ action: 'engine' });
+    const second = await run.send({ action: 'engine' });
+    const pid = pidOf(first);
+    expect(pidOf(second)).toBe(pid);
+    const helper = (first.hook_specific_output as { ppid: number }).ppid;
+    expect(helper).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${helper}/cmdline`, 'utf8')).toContain('spawn-helper.js');
+    const inFlight = run.send({ action: 'hang' });
+    await sleep(200);
+    process.kill(helper, 'SIGKILL');
+    const lost = await inFlight;
+    expect(lost.hooks).toMatchObject([
+      {
+        name: 'keeper',
+        outcome: 'spawn',
+        message: 'hook process lost: the spawn helper exited by signal SIGKILL while the hook ran',
+      },
+    ]);
+    expect(await waitFor(() => isGone(pid), 5000)).toBe(true);
+    // The failure counts toward the back-off (100 ms here by default): wait it out.
+    await sleep(300);
+    const fresh = await run.send({ action: 'engine' });
+    expect(pidOf(fresh)).not.toBe(pid);
+    const freshHelper = (fresh.hook_specific_output as { ppid: number }).ppid;
+    expect(freshHelper).not.toBe(helper);
+    expect(readFileSync(`/proc/${freshHelper}/cmdline`, 'utf8')).toContain('spawn-helper.js');
   });
 });
