@@ -4,3 +4,4 @@ export * from './runHooks.js';
 export * from './stopOnBlock.js';
 export * from './foldDecision.js';
 export * from './concatMapByKey.js';
+export * from './translateDialect.js';

@@ -26,6 +26,7 @@ import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
 import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
+import { translateDialect } from './translateDialect.js';
 
 /** What running hooks needs from the outside world. */
 export interface RunDeps {
@@ -102,7 +103,7 @@ export const runHooks =
       concatMap((hook) =>
         defer(() => {
           const startedAt = deps.scheduler.now();
-          return runHook(hook, event, deps).pipe(
+          return translateDialect(hook, event, (one, sent) => runHook(one, sent, deps)).pipe(
             map((result): HookRun => ({
               hook,
               result,

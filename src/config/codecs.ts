@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
 import { matchesEveryTool } from '../registry/define.js';
+import { DIALECTS } from '../dialects/dialect.js';
 
 /*
  * The codecs below are the single source of the config-file, manifest and state-file types. Each
@@ -69,6 +70,12 @@ export const Matcher = new t.Type<RegExp | undefined, string, unknown>(
     }
   },
   (matcher) => matcher?.source ?? '',
+);
+
+/** Whose hook protocol a hook speaks (docs/compat.md). */
+export const DialectName = named(
+  t.keyof({ cosh: null, claude: null, gemini: null }),
+  DIALECTS.map((dialect) => JSON.stringify(dialect)).join(', '),
 );
 
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -181,6 +188,7 @@ export const CONFIG_HOOK_KEYS = [
   'fail_closed',
   'env',
   'description',
+  'dialect',
 ] as const;
 
 /** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
@@ -193,6 +201,7 @@ export const ConfigHook = object('a hook table', {
     fail_closed: ABoolean,
     env: Env,
     description: AString,
+    dialect: DialectName,
   },
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
@@ -228,6 +237,7 @@ export const ManifestCommandHook = object('an object', {
     timeout: TimeoutMs,
     env: Env,
     fail_closed: ABoolean,
+    dialect: DialectName,
   },
 });
 export type ManifestCommandHook = t.TypeOf<typeof ManifestCommandHook>;
@@ -247,7 +257,11 @@ export const ManifestGroups = named(t.array(ManifestGroup), 'an array of hook gr
 /** `hooks` is read event by event, so an event this engine does not know is a warning, not an error. */
 export const Manifest = object('an object', {
   required: { name: NonEmptyString },
-  optional: { version: AString, hooks: named(t.UnknownRecord, 'an object keyed by event name') },
+  optional: {
+    version: AString,
+    hooks: named(t.UnknownRecord, 'an object keyed by event name'),
+    dialect: DialectName,
+  },
 });
 export type Manifest = t.TypeOf<typeof Manifest>;
 

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withDialectEnv } from '../dialects/env.js';
 import { registryOf } from '../registry/chain.js';
 import type { CommandHook, Registry } from '../registry/hook.js';
 import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
@@ -72,7 +73,8 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
 
   const disabledHooks = readDisabled(join(stateDir, 'hooks.json'));
   warnings.push(...disabledHooks.warnings);
-  const hookOn = (hook: CommandHook, extensionOn = true): CommandHook => {
+  const hookOn = (loaded: CommandHook, extensionOn = true): CommandHook => {
+    const hook = withDialectEnv(loaded, workspace);
     const enabled = config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
     return enabled === hook.enabled ? hook : { ...hook, enabled };
   };

@@ -1,5 +1,6 @@
 import { firstNonBlankLine } from '../protocol/effective.js';
 import { decodeHookStdout } from '../protocol/output.js';
+import { withPrinted } from '../protocol/printed.js';
 import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
 
 /** How a hook process ended, as the operating system reported it. */
@@ -115,7 +116,11 @@ export const classifyProcess = (outcome: ProcessOutcome): HookResult => {
     return failure('exit', withDetail(`exited with code ${termination.exitCode}`, detail), extras(outcome));
   }
   const decoded = decodeHookStdout(outcome.stdout);
-  return decoded.ok
-    ? success(decoded.output)
-    : failure('invalid_output', `invalid output: ${decoded.error}`, extras(outcome));
+  // The text stays readable beside the result, for hooks of another dialect (docs/compat.md).
+  return withPrinted(
+    decoded.ok
+      ? success(decoded.output)
+      : failure('invalid_output', `invalid output: ${decoded.error}`, extras(outcome)),
+    outcome.stdout,
+  );
 };

@@ -1,3 +1,4 @@
+import type { Dialect } from '../dialects/dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import {
@@ -17,6 +18,8 @@ export type HookDefinition = {
   readonly fail_closed?: boolean;
   readonly description?: string;
   readonly enabled?: boolean;
+  /** `claude` or `gemini`: the hook is written for that agent and runs unchanged (docs/compat.md). */
+  readonly dialect?: Dialect;
 } & (
   | { readonly run: HookFunction }
   | { readonly command: string; readonly env?: Readonly<Record<string, string>> }
@@ -35,6 +38,7 @@ interface HookFields {
   readonly fail_closed?: boolean | undefined;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
+  readonly dialect?: Dialect | undefined;
 }
 
 /** Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, enabled. */
@@ -46,6 +50,7 @@ const hookBaseOf = (fields: HookFields, source: string): HookBase => ({
   enabled: fields.enabled ?? true,
   ...(fields.matcher !== undefined && { matcher: fields.matcher }),
   ...(fields.description !== undefined && { description: fields.description }),
+  ...(fields.dialect !== undefined && fields.dialect !== 'cosh' && { dialect: fields.dialect }),
 });
 
 /** A resolved command hook from its declared fields (used by config, extensions and `defineHooks`). */

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
+import type { Dialect } from '../dialects/dialect.js';
 import type { HookOutput } from '../protocol/output.js';
 
 /** Fields every resolved hook has, whatever runs it. */
@@ -15,6 +16,8 @@ export interface HookBase {
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */
   readonly enabled: boolean;
   readonly description?: string;
+  /** Whose protocol the hook speaks; absent = `cosh`. Other dialects are translated (docs/compat.md). */
+  readonly dialect?: Dialect;
 }
 
 /** A hook run as `/bin/sh -c command` by the executor. */

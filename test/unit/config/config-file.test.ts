@@ -291,7 +291,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].failClosed',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description); did you mean fail_closed?',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, dialect); did you mean fail_closed?',
       },
     ],
     [
@@ -300,7 +300,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
       {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
-        message: 'unknown key (expected name, command, timeout, matcher, fail_closed, env, description)',
+        message: 'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, dialect)',
       },
     ],
     [

@@ -1,0 +1,5 @@
+export * from './dialect.js';
+export * from './tools.js';
+export * from './events.js';
+export * from './answer.js';
+export * from './env.js';
