@@ -20,7 +20,8 @@ const capturing = (hook: FunctionHook, keep: (value: unknown) => void): Function
   ...hook,
   run: (event): HookFunctionResult => {
     const returned = hook.run(event);
-    if (isObservable(returned)) return (returned as Observable<HookFunctionValue>).pipe(tap<HookFunctionValue>(keep));
+    if (isObservable(returned))
+      return (returned as Observable<HookFunctionValue>).pipe(tap<HookFunctionValue>(keep));
     if (isPromiseLike(returned))
       return Promise.resolve(returned).then((value) => {
         keep(value);

@@ -6,3 +6,7 @@ export * from './output/index.js';
 export * from './pipeline/index.js';
 export * from './exec/index.js';
 export * from '../operators/index.js';
+export { DIALECTS, isDialect, type Dialect, type ForeignDialect } from './dialects/dialect.js';
+export { sentEvent, type SentEvent } from './dialects/events.js';
+export { readForeignAnswer, type AnswerContext } from './dialects/answer.js';
+export { dialectEnv } from './dialects/env.js';

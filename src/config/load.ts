@@ -6,6 +6,7 @@ import type { CommandHook, Registry } from '../registry/hook.js';
 import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
 import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './extensions.js';
 import { readText } from './files.js';
+import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
 import type { ConfigProblem } from './problems.js';
 import { readDisabled } from './state.js';
 
@@ -22,6 +23,11 @@ export interface LoadOptions {
   readonly stateDir?: string;
   /** `${workspacePath}`; default `process.cwd()`. */
   readonly workspace?: string;
+  /**
+   * Hook settings of Claude Code or Gemini CLI to load as well (`settings.json`, or a plugin's or
+   * extension's `hooks/hooks.json`), after the config file's hooks (docs/compat.md).
+   */
+  readonly foreignSettings?: readonly ForeignSettings[];
 }
 
 export interface LoadedSources {
@@ -69,7 +75,8 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const workspace = resolve(options.workspace ?? process.cwd());
 
   const config = readConfig(configFile, options.configPath !== undefined);
-  const warnings: ConfigProblem[] = [...config.warnings];
+  const foreign = loadForeignSettings(options.foreignSettings ?? [], workspace);
+  const warnings: ConfigProblem[] = [...config.warnings, ...foreign.warnings];
 
   const disabledHooks = readDisabled(join(stateDir, 'hooks.json'));
   warnings.push(...disabledHooks.warnings);
@@ -100,7 +107,8 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   warnings.push(...disabledExtensions.warnings);
   // An invalid config file still lets extensions and state files be read first, so that one run
   // (`cosh-hooks validate`) reports every problem there is.
-  if (config.errors.length > 0) return { ok: false, errors: [...config.errors], warnings };
+  if (config.errors.length > 0 || foreign.errors.length > 0)
+    return { ok: false, errors: [...config.errors, ...foreign.errors], warnings };
 
   const loaded = extensions.extensions.map((extension) => ({
     extension,
@@ -108,6 +116,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   }));
   const registry = registryOf((event) => [
     ...config.hooks[event].map((hook) => hookOn(hook)),
+    ...foreign.hooks[event].map((hook) => hookOn(hook)),
     ...loaded.flatMap(({ extension, enabled }) =>
       extension.hooks[event].map((hook) => hookOn(hook, enabled)),
     ),

@@ -13,7 +13,12 @@ export const BLOCKING_EXIT_CODE = 2;
 const CLAUDE_TEXT_IS_CONTEXT: readonly EventName[] = ['UserPromptSubmit', 'SessionStart'];
 
 /** Keys of Claude's `hookSpecificOutput` that become a decision here instead of being passed on. */
-const CLAUDE_DECISION_KEYS = ['hookEventName', 'permissionDecision', 'permissionDecisionReason', 'updatedInput'];
+const CLAUDE_DECISION_KEYS = [
+  'hookEventName',
+  'permissionDecision',
+  'permissionDecisionReason',
+  'updatedInput',
+];
 
 const PERMISSION_DECISIONS: Readonly<Record<string, HookOutput['decision']>> = {
   allow: 'allow',
@@ -36,7 +41,8 @@ export interface AnswerContext {
   readonly back: (input: Json) => Json;
 }
 
-type Read = { readonly ok: true; readonly output: HookOutput } | { readonly ok: false; readonly error: string };
+type Read =
+  { readonly ok: true; readonly output: HookOutput } | { readonly ok: false; readonly error: string };
 
 const invalid = (error: string): Read => ({ ok: false, error });
 
@@ -60,7 +66,8 @@ const withStop = (output: HookOutput, raw: Json, context: AnswerContext): Read =
   const go = raw['continue'];
   const stopReason = raw['stopReason'];
   if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');
-  if (stopReason !== undefined && typeof stopReason !== 'string') return invalid('stopReason: expected a string');
+  if (stopReason !== undefined && typeof stopReason !== 'string')
+    return invalid('stopReason: expected a string');
   if (go !== false) return { ok: true, output };
   const reason = stopReason ?? output.reason ?? `hook "${context.hookName}" stopped the agent`;
   return {
@@ -125,7 +132,8 @@ const geminiSpecific = (output: HookOutput, context: AnswerContext): Read => {
 
 /** A JSON answer: cosh's fields as cosh reads them, then the dialect's own. */
 const readObject = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
-  const specific = context.dialect === 'claude' ? claudeSpecific(output, context) : geminiSpecific(output, context);
+  const specific =
+    context.dialect === 'claude' ? claudeSpecific(output, context) : geminiSpecific(output, context);
   return specific.ok ? withStop(specific.output, raw, context) : specific;
 };
 

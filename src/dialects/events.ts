@@ -48,13 +48,19 @@ export const claudeEvent = (event: HookEvent): SentEvent => {
   const extra: Record<string, unknown> = {};
   if (event.hook_event_name === 'SessionStart' && !('source' in event && event.source !== undefined))
     extra['source'] = 'startup';
-  if (event.hook_event_name === 'Stop' && !('stop_hook_active' in event && event.stop_hook_active !== undefined))
+  if (
+    event.hook_event_name === 'Stop' &&
+    !('stop_hook_active' in event && event.stop_hook_active !== undefined)
+  )
     extra['stop_hook_active'] = false;
   return {
     event: {
       ...event,
       transcript_path: event.transcript_path ?? '',
-      permission_mode: typeof (event as Json)['permission_mode'] === 'string' ? (event as Json)['permission_mode'] : 'default',
+      permission_mode:
+        typeof (event as Json)['permission_mode'] === 'string'
+          ? (event as Json)['permission_mode']
+          : 'default',
       ...extra,
       ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
     },

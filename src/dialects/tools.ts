@@ -100,7 +100,8 @@ const translateCall = (
   const forward = new Map<string, string>();
   for (const [foreign, sources] of Object.entries(shape.fields ?? {})) {
     const source = sources.find((key) => Object.hasOwn(input, key));
-    if (source !== undefined && source !== foreign && !Object.hasOwn(input, foreign)) forward.set(source, foreign);
+    if (source !== undefined && source !== foreign && !Object.hasOwn(input, foreign))
+      forward.set(source, foreign);
   }
   const backward = new Map([...forward].map(([cosh, foreign]) => [foreign, cosh]));
   return {
