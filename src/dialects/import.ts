@@ -107,26 +107,41 @@ export const timeoutMsOf = (dialect: ForeignDialect, timeout: number): number =>
 
 /** The word of a command that names it best: the script or program, without its folder. */
 const commandWord = (command: string): string => {
-  const words = command.match(/[^\s"']+/g) ?? [];
+  const words = command
+    .replace(/["']/g, '')
+    .split(/\s+/)
+    .filter((word) => word !== '');
   const program =
-    words.find(
-      (word) =>
-        !/^(?:[A-Za-z_][A-Za-z0-9_]*=|-)/.test(word) &&
-        !/^(?:sh|bash|node|python3?|npx|uv|bun|deno|exec|env)$/.test(word),
-    ) ??
+    words.find((word) => !/^(?:[A-Za-z_][A-Za-z0-9_]*=|-)/.test(word) && !RUNNERS.has(word)) ??
     words[0] ??
-    'hook';
+    '';
   const base =
     program
       .split('/')
       .filter((part) => part !== '')
-      .pop() ?? program;
+      .pop() ?? '';
   const slug = base
-    .replace(/\$\{?[A-Za-z_]+\}?/g, '')
+    .replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[-.]+|[-.]+$/g, '');
   return (slug === '' ? 'hook' : slug).slice(0, 40);
 };
+
+/** Programs that run the script named next: the script names the hook better. */
+const RUNNERS = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'node',
+  'python',
+  'python3',
+  'npx',
+  'uv',
+  'bun',
+  'deno',
+  'exec',
+  'env',
+]);
 
 /**
  * A name for a hook that has none (neither agent requires one): the command's program or script
