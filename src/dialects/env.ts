@@ -12,7 +12,8 @@ export interface DialectPlaces {
 /**
  * The environment variables a hook of `dialect` reads (docs/compat.md). Claude Code sets
  * `CLAUDE_PROJECT_DIR` and, for plugin hooks, `CLAUDE_PLUGIN_ROOT`; Gemini CLI sets
- * `GEMINI_PROJECT_DIR` and, for compatibility, `CLAUDE_PROJECT_DIR`. Pure.
+ * `GEMINI_PROJECT_DIR` and, for compatibility, `CLAUDE_PROJECT_DIR` (its extensions' commands use
+ * `${extensionPath}`, substituted at load time like cosh's). Pure.
  */
 export const dialectEnv = (dialect: Dialect | undefined, places: DialectPlaces): Record<string, string> => {
   if (dialect === 'claude')
@@ -24,7 +25,6 @@ export const dialectEnv = (dialect: Dialect | undefined, places: DialectPlaces):
     return {
       GEMINI_PROJECT_DIR: places.projectDir,
       CLAUDE_PROJECT_DIR: places.projectDir,
-      ...(places.pluginRoot !== undefined && { CLAUDE_PLUGIN_ROOT: places.pluginRoot }),
     };
   return {};
 };

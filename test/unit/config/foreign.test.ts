@@ -328,3 +328,59 @@ describe('the dialect key', () => {
     }
   });
 });
+
+describe('the dialect of an extension', () => {
+  it('a manifest-wide dialect applies to its hooks; an entry may override it; claude hooks get CLAUDE_PLUGIN_ROOT', async () => {
+    const { decodeManifestText } = await import('../../../src/config/manifest.js');
+    const { withDialectEnv } = await import('../../../src/dialects/env.js');
+    const decoded = decodeManifestText(
+      JSON.stringify({
+        name: 'guards',
+        dialect: 'claude',
+        hooks: {
+          PreToolUse: [
+            {
+              hooks: [
+                { type: 'command', name: 'a', command: 'a' },
+                { type: 'command', name: 'b', command: 'b', dialect: 'cosh' },
+                { type: 'command', name: 'c', command: 'c', dialect: 'gemini' },
+              ],
+            },
+          ],
+        },
+      }),
+      '/ext/guards/cosh-extension.json',
+      { extensionPath: '/ext/guards', workspacePath: '/ws' },
+    );
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.errors));
+    const hooks = decoded.extension.hooks.PreToolUse.map((hook) => withDialectEnv(hook, '/ws'));
+    expect(hooks.map((hook) => [hook.name, hook.dialect, hook.env])).toStrictEqual([
+      ['a', 'claude', { CLAUDE_PROJECT_DIR: '/ws', CLAUDE_PLUGIN_ROOT: '/ext/guards' }],
+      ['b', undefined, {}],
+      [
+        'c',
+        'gemini',
+        { GEMINI_PROJECT_DIR: '/ws', CLAUDE_PROJECT_DIR: '/ws', CLAUDE_PLUGIN_ROOT: '/ext/guards' },
+      ],
+    ]);
+  });
+
+  it('a wrong manifest dialect is an error naming it', async () => {
+    const { decodeManifestText } = await import('../../../src/config/manifest.js');
+    const decoded = decodeManifestText('{"name":"x","dialect":"vim"}', 'm.json', {
+      extensionPath: '/e',
+      workspacePath: '/w',
+    });
+    expect(decoded).toMatchObject({
+      ok: false,
+      errors: [
+        {
+          file: 'm.json',
+          line: 1,
+          path: 'dialect',
+          message: 'expected "cosh", "claude", "gemini", got "vim"',
+        },
+      ],
+    });
+  });
+});
