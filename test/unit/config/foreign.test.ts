@@ -330,7 +330,7 @@ describe('the dialect key', () => {
 });
 
 describe('the dialect of an extension', () => {
-  it('a manifest-wide dialect applies to its hooks; an entry may override it; claude hooks get CLAUDE_PLUGIN_ROOT', async () => {
+  it('a manifest-wide dialect applies to its hooks; an entry may override it; claude hooks get CLAUDE_PLUGIN_ROOT, gemini ones do not', async () => {
     const { decodeManifestText } = await import('../../../src/config/manifest.js');
     const { withDialectEnv } = await import('../../../src/dialects/env.js');
     const decoded = decodeManifestText(
@@ -357,11 +357,7 @@ describe('the dialect of an extension', () => {
     expect(hooks.map((hook) => [hook.name, hook.dialect, hook.env])).toStrictEqual([
       ['a', 'claude', { CLAUDE_PROJECT_DIR: '/ws', CLAUDE_PLUGIN_ROOT: '/ext/guards' }],
       ['b', undefined, {}],
-      [
-        'c',
-        'gemini',
-        { GEMINI_PROJECT_DIR: '/ws', CLAUDE_PROJECT_DIR: '/ws', CLAUDE_PLUGIN_ROOT: '/ext/guards' },
-      ],
+      ['c', 'gemini', { GEMINI_PROJECT_DIR: '/ws', CLAUDE_PROJECT_DIR: '/ws' }],
     ]);
   });
 
