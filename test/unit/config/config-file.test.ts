@@ -300,7 +300,8 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
       {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
-        message: 'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, dialect)',
+        message:
+          'unknown key (expected name, command, timeout, matcher, fail_closed, env, description, dialect)',
       },
     ],
     [
