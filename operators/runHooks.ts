@@ -28,6 +28,7 @@ import { redactedEvent, redactResult } from '../src/protocol/redact.js';
 import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
 import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
+import { translateDialect } from './translateDialect.js';
 
 /** What running hooks needs from the outside world. */
 export interface RunDeps {
@@ -108,7 +109,11 @@ export const runHooks =
       concatMap((hook) =>
         defer(() => {
           const startedAt = deps.scheduler.now();
-          return runHook(hook, hook.redact === false ? event : redactedEvent(event), deps).pipe(
+          const run = (one: Hook, sent: HookEvent) =>
+            runHook(one, one.redact === false ? sent : redactedEvent(sent), deps);
+          // The event is translated before it is redacted, and the answer read in the hook's
+          // dialect before it is redacted (translateDialect reads the raw printed text).
+          return translateDialect(hook, event, run).pipe(
             map(redactResult),
             map((result) =>
               event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, result) : result,

@@ -27,6 +27,7 @@ export type { HookOutcome } from './protocol/result.js';
 // Hooks: from configuration files, or defined in code.
 export { loadHooks, DEFAULT_SYSTEM_EXTENSIONS_DIR } from './config/load.js';
 export type { LoadOptions, LoadResult, LoadedSources } from './config/load.js';
+export type { ForeignSettings } from './config/foreign-load.js';
 export { formatProblem } from './config/problems.js';
 export type { ConfigProblem } from './config/problems.js';
 export { defineHooks, HookDefinitionError } from './registry/define.js';
@@ -34,6 +35,8 @@ export type { HookDefinition, HookDefinitions } from './registry/define.js';
 export { registryOf, concatRegistries } from './registry/chain.js';
 export { DEFAULT_TIMEOUT_MS } from './registry/hook.js';
 export type { ToolMatcher } from './registry/matcher.js';
+export { DIALECTS } from './dialects/dialect.js';
+export type { Dialect } from './dialects/dialect.js';
 export type {
   CommandHook,
   FunctionHook,

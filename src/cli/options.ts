@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { LoadOptions } from '../config/index.js';
+import type { ForeignSettings, LoadOptions } from '../config/index.js';
 import { DEFAULT_MAX_PROCESSES } from '../exec/execa-executor.js';
 
 /** The flags every command shares to find hooks, as commander parses them. */
@@ -11,6 +11,8 @@ export interface ConfigFlags {
   readonly stateDir?: string;
   readonly workspace?: string;
   readonly home?: string;
+  readonly claudeSettings?: readonly string[];
+  readonly geminiSettings?: readonly string[];
 }
 
 const collect = (value: string, previous: readonly string[] | undefined): string[] => [
@@ -37,7 +39,19 @@ export const addConfigOptions = (command: Command): Command =>
       'folder of extensions.json and hooks.json (default: ~/.copilot-shell/states)',
     )
     .option('--workspace <dir>', 'workspace root for ${workspacePath} (default: the current folder)')
-    .option('--home <dir>', 'home folder the defaults above are relative to (default: $HOME)');
+    .option('--home <dir>', 'home folder the defaults above are relative to (default: $HOME)')
+    .addOption(
+      new Option(
+        '--claude-settings <file>',
+        'also load the hooks of a Claude Code settings.json or plugin hooks/hooks.json (repeatable)',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--gemini-settings <file>',
+        'also load the hooks of a Gemini CLI settings.json or extension hooks/hooks.json (repeatable)',
+      ).argParser(collect),
+    );
 
 /** The loader's options: relative paths resolved against `cwd`, flags not given left to defaults. */
 export const toLoadOptions = (flags: ConfigFlags, cwd: string): LoadOptions => {
@@ -49,6 +63,7 @@ export const toLoadOptions = (flags: ConfigFlags, cwd: string): LoadOptions => {
     ...(flags.stateDir !== undefined && { stateDir: at(flags.stateDir) }),
     ...(flags.workspace !== undefined && { workspace: at(flags.workspace) }),
     ...(flags.home !== undefined && { home: at(flags.home) }),
+    ...foreignOf(flags, at),
   };
 };
 
@@ -72,3 +87,15 @@ export const addExecutionOptions = (command: Command): Command =>
       .argParser(positiveInteger)
       .default(DEFAULT_MAX_PROCESSES),
   );
+
+/** `--claude-settings` and `--gemini-settings`, in the order given per agent (Claude's first). */
+const foreignOf = (
+  flags: ConfigFlags,
+  at: (path: string) => string,
+): Pick<LoadOptions, 'foreignSettings'> => {
+  const files: ForeignSettings[] = [
+    ...(flags.claudeSettings ?? []).map((file) => ({ dialect: 'claude' as const, file: at(file) })),
+    ...(flags.geminiSettings ?? []).map((file) => ({ dialect: 'gemini' as const, file: at(file) })),
+  ];
+  return files.length === 0 ? {} : { foreignSettings: files };
+};

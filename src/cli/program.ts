@@ -9,6 +9,7 @@ import {
   type RunFlags,
 } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
+import { importCommand } from './import.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
 import { packageVersion } from '../version.js';
@@ -30,6 +31,16 @@ Examples:
 
 --input and --event-file give event fields as a JSON object; missing required fields get
 placeholders, and --tool and --session override what the JSON says.`,
+  import: `
+Examples:
+  cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
+  cosh-hooks import gemini .gemini/settings.json
+  cosh-hooks import claude ~/.claude/plugins/formatter/hooks/hooks.json
+
+Hooks without a name get one made from their command; Claude's timeouts in seconds become
+milliseconds; Claude tool matchers become cosh tool names (Bash -> shell|run_shell_command).
+Events cosh does not have (Notification, SessionEnd, PreCompact, ...) are warnings on stderr.
+To load such a file without converting it, use --claude-settings / --gemini-settings.`,
 };
 
 /**
@@ -81,6 +92,14 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--json', 'print the notifications and the decision as JSON')
     .addHelpText('after', EXAMPLES.fire)
     .action(async (event: EventName, flags: FireFlags) => setStatus(await fireCommand(event, flags)));
+
+  program
+    .command('import')
+    .description("print another agent's hook settings as config.toml hooks that keep their dialect")
+    .addArgument(new Argument('<agent>', 'whose settings').choices(['claude', 'gemini']))
+    .addArgument(new Argument('<file>', 'settings.json, or a plugin/extension hooks/hooks.json'))
+    .addHelpText('after', EXAMPLES.import)
+    .action((agent: 'claude' | 'gemini', file: string) => setStatus(importCommand(agent, file)));
 
   return program;
 };

@@ -4,6 +4,7 @@ import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
+import { DIALECTS } from '../dialects/dialect.js';
 
 /*
  * The codecs below are the single source of the config-file, manifest and state-file types. Each
@@ -65,6 +66,12 @@ export const Matcher = new t.Type<ToolMatcher | undefined, string, unknown>(
     return compiled.ok ? t.success(compiled.matcher) : failWith(value, context, compiled.message);
   },
   (matcher) => matcher?.source ?? '',
+);
+
+/** Whose hook protocol a hook speaks (docs/compat.md). */
+export const DialectName = named(
+  t.keyof({ cosh: null, claude: null, gemini: null }),
+  DIALECTS.map((dialect) => JSON.stringify(dialect)).join(', '),
 );
 
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -181,6 +188,7 @@ export const CONFIG_HOOK_KEYS = [
   'redact',
   'fail_open',
   'sequential',
+  'dialect',
 ] as const;
 
 /** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
@@ -199,6 +207,7 @@ export const ConfigHook = object('a hook table', {
     // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
     fail_open: ABoolean,
     sequential: ABoolean,
+    dialect: DialectName,
   },
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
@@ -237,6 +246,7 @@ export const ManifestCommandHook = object('an object', {
     fail_open: ABoolean,
     redact: ABoolean,
     persistent: ABoolean,
+    dialect: DialectName,
   },
 });
 export type ManifestCommandHook = t.TypeOf<typeof ManifestCommandHook>;
@@ -256,7 +266,11 @@ export const ManifestGroups = named(t.array(ManifestGroup), 'an array of hook gr
 /** `hooks` is read event by event, so an event this engine does not know is a warning, not an error. */
 export const Manifest = object('an object', {
   required: { name: NonEmptyString },
-  optional: { version: AString, hooks: named(t.UnknownRecord, 'an object keyed by event name') },
+  optional: {
+    version: AString,
+    hooks: named(t.UnknownRecord, 'an object keyed by event name'),
+    dialect: DialectName,
+  },
 });
 export type Manifest = t.TypeOf<typeof Manifest>;
 

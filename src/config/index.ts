@@ -6,3 +6,7 @@ export { loadHooks, DEFAULT_SYSTEM_EXTENSIONS_DIR } from './load.js';
 export type { LoadOptions, LoadResult, LoadedSources } from './load.js';
 export { formatProblem } from './problems.js';
 export type { ConfigProblem } from './problems.js';
+export { decodeForeignText } from './foreign.js';
+export type { ForeignHook, DecodedForeign } from './foreign.js';
+export { foreignHooksToToml } from './foreign-toml.js';
+export type { ForeignSettings } from './foreign-load.js';

@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withDialectEnv } from '../dialects/env.js';
 import { registryOf } from '../registry/chain.js';
 import type { CommandHook, Registry } from '../registry/hook.js';
 import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
 import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './extensions.js';
 import { readText } from './files.js';
+import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
 import type { ConfigProblem } from './problems.js';
 import { readDisabled } from './state.js';
 
@@ -26,6 +28,11 @@ export interface LoadOptions {
   readonly stateDir?: string;
   /** `${workspacePath}`; default `process.cwd()`. */
   readonly workspace?: string;
+  /**
+   * Hook settings of Claude Code or Gemini CLI to load as well (`settings.json`, or a plugin's or
+   * extension's `hooks/hooks.json`), after the config file's hooks (docs/compat.md).
+   */
+  readonly foreignSettings?: readonly ForeignSettings[];
 }
 
 /** What `loadHooks` read: the config file and each extension found. */
@@ -76,11 +83,13 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const workspace = resolve(options.workspace ?? process.cwd());
 
   const config = readConfig(configFile, options.configPath !== undefined);
-  const warnings: ConfigProblem[] = [...config.warnings];
+  const foreign = loadForeignSettings(options.foreignSettings ?? [], workspace);
+  const warnings: ConfigProblem[] = [...config.warnings, ...foreign.warnings];
 
   const disabledHooks = readDisabled(join(stateDir, 'hooks.json'));
   warnings.push(...disabledHooks.warnings);
-  const hookOn = (hook: CommandHook, extensionOn = true): CommandHook => {
+  const hookOn = (loaded: CommandHook, extensionOn = true): CommandHook => {
+    const hook = withDialectEnv(loaded, workspace);
     const enabled = config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
     // Every loaded hook gets the workspace as COSH_WORKSPACE_PATH (SPEC §3), config hooks included.
     const placed = hook.workspacePath === undefined ? { ...hook, workspacePath: workspace } : hook;
@@ -112,7 +121,8 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   warnings.push(...disabledExtensions.warnings);
   // An invalid config file still lets extensions and state files be read first, so that one run
   // (`cosh-hooks validate`) reports every problem there is.
-  if (config.errors.length > 0) return { ok: false, errors: [...config.errors], warnings };
+  if (config.errors.length > 0 || foreign.errors.length > 0)
+    return { ok: false, errors: [...config.errors, ...foreign.errors], warnings };
 
   const loaded = extensions.extensions.map((extension) => ({
     extension,
@@ -120,6 +130,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   }));
   const registry = registryOf((event) => [
     ...config.hooks[event].map((hook) => hookOn(hook)),
+    ...foreign.hooks[event].map((hook) => hookOn(hook)),
     ...loaded.flatMap(({ extension, enabled }) =>
       extension.hooks[event].map((hook) => hookOn(hook, enabled)),
     ),

@@ -1,10 +1,18 @@
+import { createScanner, type SyntaxKind } from 'jsonc-parser';
+import { parseTOML, type AST } from 'toml-eslint-parser';
 import { formatPath, type ConfigProblem, type Issue, type Segment } from './problems.js';
+
+type TOMLProgram = AST.TOMLProgram;
+type TOMLKey = AST.TOMLKey;
+type TOMLKeyValue = AST.TOMLKeyValue;
+type TOMLContentNode = AST.TOMLContentNode;
 
 /**
  * Where values sit in a document: formatted path (`hooks.PreToolUse[1].timeout`) -> 1-based line.
- * Parsers give values without positions, so problems found later by the codecs are located by
- * re-scanning the text. The scanners assume text the real parser has already accepted: they only
- * need to follow the structure, not to validate it.
+ * The real parsers (smol-toml, JSON.parse) give values without positions, so problems found later by
+ * the codecs are located in the text again with positional parsers (toml-eslint-parser, jsonc-parser's
+ * scanner). They are only ever given text the real parser accepted, and only to find lines: what a
+ * document means is always what the real parser said.
  */
 export type Locations = ReadonlyMap<string, number>;
 
@@ -20,270 +28,156 @@ export const lineOf = (locations: Locations, path: readonly Segment[]): number |
   return undefined;
 };
 
-/** Position bookkeeping shared by both scanners. */
-class Cursor {
-  pos = 0;
-  private readonly lineStarts: number[] = [0];
-  readonly found = new Map<string, number>();
+/**
+ * Paths longer than this are not located (their closest located ancestor is reported instead). No
+ * config, manifest or state key lives that deep, and a path is copied at every level: walking a
+ * hostile document (JSON.parse accepts any depth, smol-toml any length of dotted key) without a
+ * bound would cost time quadratic in its depth.
+ */
+const MAX_LOCATED_DEPTH = 64;
 
-  constructor(readonly text: string) {
-    for (let index = 0; index < text.length; index += 1) {
-      if (text[index] === '\n') this.lineStarts.push(index + 1);
-    }
-  }
-
-  peek(): string {
-    return this.text[this.pos] ?? '';
-  }
-
-  at(token: string): boolean {
-    return this.text.startsWith(token, this.pos);
-  }
-
-  line(pos = this.pos): number {
-    let low = 0;
-    let high = this.lineStarts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if ((this.lineStarts[middle] ?? 0) <= pos) low = middle;
-      else high = middle - 1;
-    }
-    return low + 1;
-  }
-
-  /** The first mention of a path wins: it is where a reader looks for it. */
-  record(path: readonly Segment[], line = this.line()): void {
+/** Locations as they are found; the first mention of a path wins: it is where a reader looks. */
+const recorder = () => {
+  const found = new Map<string, number>();
+  const record = (path: readonly Segment[], line: number): void => {
+    if (path.length > MAX_LOCATED_DEPTH) return;
     const key = formatPath(path);
-    if (!this.found.has(key)) this.found.set(key, line);
-  }
-
-  skipSpaces(): void {
-    while (this.peek() === ' ' || this.peek() === '\t') this.pos += 1;
-  }
-
-  /** Spaces, newlines and `#` comments (TOML); JSON has no comments, so `#` never occurs there. */
-  skipBlank(): void {
-    for (;;) {
-      const char = this.peek();
-      if (char === ' ' || char === '\t' || char === '\r' || char === '\n') this.pos += 1;
-      else if (char === '#') this.skipToLineEnd();
-      else return;
+    if (!found.has(key)) found.set(key, line);
+  };
+  /** `[...base, ...keys]` and each of its prefixes longer than `base`, all on one line. */
+  const recordKeys = (base: readonly Segment[], keys: readonly Segment[], line: number): void => {
+    for (let length = 1; length <= keys.length && base.length + length <= MAX_LOCATED_DEPTH; length += 1) {
+      record([...base, ...keys.slice(0, length)], line);
     }
-  }
-
-  skipToLineEnd(): void {
-    while (this.pos < this.text.length && this.peek() !== '\n') this.pos += 1;
-  }
-
-  /** Past a quoted string starting at the cursor; `escapes` = backslash escapes the next char. */
-  skipQuoted(quote: string, escapes: boolean): void {
-    const multiLine = this.at(quote.repeat(3));
-    const closing = multiLine ? quote.repeat(3) : quote;
-    this.pos += closing.length;
-    while (this.pos < this.text.length) {
-      if (escapes && this.peek() === '\\') this.pos += 2;
-      else if (this.at(closing)) {
-        this.pos += closing.length;
-        // """a"""" ends with a quote inside the string: up to two extra quotes belong to it.
-        for (let extra = 0; multiLine && extra < 2 && this.peek() === quote; extra += 1) this.pos += 1;
-        return;
-      } else this.pos += 1;
-    }
-  }
-}
+  };
+  return { found, record, recordKeys };
+};
 
 // ----- TOML
 
-const readKeyPart = (cursor: Cursor): string => {
-  const start = cursor.pos;
-  if (cursor.peek() === '"' || cursor.peek() === "'") {
-    const quote = cursor.peek();
-    cursor.skipQuoted(quote, quote === '"');
-    const raw = cursor.text.slice(start, cursor.pos);
-    if (quote === "'") return raw.slice(1, -1);
-    try {
-      return JSON.parse(raw) as string;
-    } catch {
-      // TOML-only escapes (\e, \x and \U with their hex digits) in a key: the raw text is close enough to locate it.
-      return raw.slice(1, -1);
-    }
-  }
-  while (cursor.pos < cursor.text.length && !/[\s.=\]#,}]/.test(cursor.peek())) cursor.pos += 1;
-  return cursor.text.slice(start, cursor.pos);
-};
-
-/** A dotted key (`a."b c".d`), whitespace around the dots allowed. */
-const readKey = (cursor: Cursor): string[] => {
-  const parts: string[] = [];
-  for (;;) {
-    cursor.skipSpaces();
-    parts.push(readKeyPart(cursor));
-    cursor.skipSpaces();
-    if (cursor.peek() !== '.') return parts;
-    cursor.pos += 1;
-  }
-};
-
-/** Walks the array whose `[` is under the cursor (same syntax in TOML and JSON), visiting each item. */
-const eachArrayItem = (cursor: Cursor, visit: (index: number) => void): void => {
-  cursor.pos += 1;
-  for (let index = 0; ; index += 1) {
-    cursor.skipBlank();
-    if (cursor.peek() === ']' || cursor.pos >= cursor.text.length) break;
-    visit(index);
-    cursor.skipBlank();
-    if (cursor.peek() === ',') cursor.pos += 1;
-  }
-  cursor.pos += 1;
-};
-
-const tomlValue = (cursor: Cursor, path: readonly Segment[]): void => {
-  cursor.record(path);
-  const char = cursor.peek();
-  if (char === '"' || char === "'") {
-    cursor.skipQuoted(char, char === '"');
-  } else if (char === '[') {
-    eachArrayItem(cursor, (index) => tomlValue(cursor, [...path, index]));
-  } else if (char === '{') {
-    cursor.pos += 1;
-    for (;;) {
-      cursor.skipBlank();
-      if (cursor.peek() === '}' || cursor.pos >= cursor.text.length) break;
-      const start = cursor.pos;
-      const line = cursor.line();
-      const key = readKey(cursor);
-      key.forEach((_, length) => cursor.record([...path, ...key.slice(0, length + 1)], line));
-      cursor.skipSpaces();
-      if (cursor.peek() === '=') cursor.pos += 1;
-      cursor.skipSpaces();
-      tomlValue(cursor, [...path, ...key]);
-      cursor.skipBlank();
-      if (cursor.peek() === ',') cursor.pos += 1;
-      if (cursor.pos === start) cursor.pos += 1;
-    }
-    cursor.pos += 1;
-  } else {
-    // Numbers, booleans, dates (which may contain a space): up to the next delimiter.
-    while (cursor.pos < cursor.text.length && !/[,\]}\r\n#]/.test(cursor.peek())) cursor.pos += 1;
-  }
-};
+const keyParts = (key: TOMLKey): string[] =>
+  key.keys.map((part) => (part.type === 'TOMLBare' ? part.name : part.value));
 
 /**
  * Locations of every table header, key and array element in a TOML document, with the indexes
  * of arrays of tables resolved: the second `[[hooks.PreToolUse]]` is `hooks.PreToolUse[1]`, and a
  * `[hooks.PreToolUse.env]` after it is `hooks.PreToolUse[1].env`.
+ *
+ * The syntax tree comes from toml-eslint-parser; the document's values came from smol-toml, which
+ * already accepted this text. Where the two parsers disagree (the locator rejects the text, or
+ * runs out of stack: smol-toml stops at 1,000 levels of nesting, toml-eslint-parser managed 5,000
+ * in our tests), no line is reported rather than a wrong one. The tree is walked without recursion.
  */
 export const tomlLocations = (text: string): Locations => {
-  const cursor = new Cursor(text);
-  const arrayCounts = new Map<string, number>();
-  // A header path with each array-of-tables prefix pointing at its latest element.
-  const resolve = (key: readonly string[]): Segment[] => {
-    const path: Segment[] = [];
-    for (const part of key) {
-      path.push(part);
-      const count = arrayCounts.get(formatPath(path));
-      if (count !== undefined) path.push(count - 1);
-    }
-    return path;
-  };
-  let table: Segment[] = [];
-  for (;;) {
-    cursor.skipBlank();
-    if (cursor.pos >= text.length) break;
-    const start = cursor.pos;
-    const line = cursor.line();
-    if (cursor.at('[[')) {
-      cursor.pos += 2;
-      const key = readKey(cursor);
-      const parent = resolve(key.slice(0, -1));
-      const arrayPath = [...parent, key[key.length - 1] ?? ''];
-      const count = arrayCounts.get(formatPath(arrayPath)) ?? 0;
-      arrayCounts.set(formatPath(arrayPath), count + 1);
-      table = [...arrayPath, count];
-      arrayPath.forEach((_, length) => cursor.record(arrayPath.slice(0, length + 1), line));
-      cursor.record(table, line);
-    } else if (cursor.peek() === '[') {
-      cursor.pos += 1;
-      table = resolve(readKey(cursor));
-      table.forEach((_, length) => cursor.record(table.slice(0, length + 1), line));
-    } else {
-      const key = readKey(cursor);
-      key.forEach((_, length) => cursor.record([...table, ...key.slice(0, length + 1)], line));
-      cursor.skipSpaces();
-      if (cursor.peek() === '=') cursor.pos += 1;
-      cursor.skipSpaces();
-      tomlValue(cursor, [...table, ...key]);
-    }
-    cursor.skipToLineEnd();
-    if (cursor.pos === start) cursor.pos += 1;
+  let program: TOMLProgram;
+  try {
+    // smol-toml skips a byte order mark; toml-eslint-parser does not. Lines are unchanged.
+    program = parseTOML(text.startsWith('\uFEFF') ? text.slice(1) : text, { tomlVersion: '1.1.0' });
+  } catch {
+    return new Map();
   }
-  return cursor.found;
+  const { found, record, recordKeys } = recorder();
+  // Depth first, in document order: items are pushed in reverse so the first is walked first.
+  const pending: { readonly node: TOMLKeyValue | TOMLContentNode; readonly path: readonly Segment[] }[] = [];
+  const pushAll = (
+    items: { readonly node: TOMLKeyValue | TOMLContentNode; readonly path: readonly Segment[] }[],
+  ) => {
+    for (let index = items.length - 1; index >= 0; index -= 1) pending.push(items[index]!);
+  };
+  const walk = () => {
+    for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+      const { node, path } = item;
+      if (path.length > MAX_LOCATED_DEPTH) continue;
+      if (node.type === 'TOMLKeyValue') {
+        const keys = keyParts(node.key);
+        recordKeys(path, keys, node.loc.start.line);
+        pending.push({ node: node.value, path: [...path, ...keys] });
+      } else {
+        record(path, node.loc.start.line);
+        if (node.type === 'TOMLArray')
+          pushAll(node.elements.map((element, index) => ({ node: element, path: [...path, index] })));
+        else if (node.type === 'TOMLInlineTable') pushAll(node.body.map((entry) => ({ node: entry, path })));
+      }
+    }
+  };
+  for (const entry of program.body[0].body) {
+    if (entry.type === 'TOMLTable') {
+      recordKeys([], entry.resolvedKey, entry.loc.start.line);
+      pushAll(entry.body.map((keyValue) => ({ node: keyValue, path: entry.resolvedKey })));
+    } else pending.push({ node: entry, path: [] });
+    walk();
+  }
+  return found;
 };
 
 // ----- JSON
 
 /**
- * Values nested deeper than this are skipped without being located. No manifest or state key lives
- * that deep, and JSON.parse accepts any depth: walking a hostile document recursively would
- * overflow the stack (a throw out of the loader) after copying its path at every level.
+ * The scanner's token kinds this walker needs. jsonc-parser declares them as a `const enum`, which
+ * isolated modules cannot read, so the documented values are repeated here (checked by the type).
  */
-const MAX_LOCATED_DEPTH = 64;
+const Token = {
+  OpenBrace: 1,
+  CloseBrace: 2,
+  OpenBracket: 3,
+  CloseBracket: 4,
+  Comma: 5,
+  Colon: 6,
+  EOF: 17,
+} as const satisfies Record<string, SyntaxKind>;
 
-/** Past one JSON value without recording anything inside it; iterative, so depth costs no stack. */
-const skipJsonValue = (cursor: Cursor): void => {
-  let open = 0;
-  do {
-    const char = cursor.peek();
-    if (char === '"') cursor.skipQuoted('"', true);
-    else if (char === '[' || char === '{' || char === ']' || char === '}') {
-      open += char === '[' || char === '{' ? 1 : -1;
-      cursor.pos += 1;
-    } else if (open > 0) cursor.pos += 1;
-    else {
-      while (cursor.pos < cursor.text.length && !/[,\]}\s]/.test(cursor.peek())) cursor.pos += 1;
-      return;
-    }
-  } while (open > 0 && cursor.pos < cursor.text.length);
-};
+/** An open array or object while tokens are read; `path` is undefined past the located depth. */
+type Container =
+  | { readonly kind: 'array'; readonly path: readonly Segment[] | undefined; next: number }
+  | {
+      readonly kind: 'object';
+      readonly path: readonly Segment[] | undefined;
+      key: string;
+      awaitingKey: boolean;
+    };
 
-const jsonValue = (cursor: Cursor, path: readonly Segment[]): void => {
-  cursor.skipBlank();
-  cursor.record(path);
-  if (path.length >= MAX_LOCATED_DEPTH) {
-    skipJsonValue(cursor);
-    return;
-  }
-  const char = cursor.peek();
-  if (char === '"') {
-    cursor.skipQuoted('"', true);
-  } else if (char === '[') {
-    eachArrayItem(cursor, (index) => jsonValue(cursor, [...path, index]));
-  } else if (char === '{') {
-    cursor.pos += 1;
-    for (;;) {
-      cursor.skipBlank();
-      if (cursor.peek() !== '"') break;
-      const start = cursor.pos;
-      cursor.skipQuoted('"', true);
-      const key = JSON.parse(cursor.text.slice(start, cursor.pos)) as string;
-      cursor.record([...path, key], cursor.line(start));
-      cursor.skipBlank();
-      if (cursor.peek() === ':') cursor.pos += 1;
-      jsonValue(cursor, [...path, key]);
-      cursor.skipBlank();
-      if (cursor.peek() === ',') cursor.pos += 1;
-    }
-    cursor.pos += 1;
-  } else {
-    while (cursor.pos < cursor.text.length && !/[,\]}\s]/.test(cursor.peek())) cursor.pos += 1;
-  }
-};
-
-/** Locations of every member and element of a JSON document that `JSON.parse` accepted. */
+/**
+ * Locations of every member and element of a JSON document that `JSON.parse` accepted. The tokens
+ * come from jsonc-parser's scanner (strings and escapes handled there); the structure is followed
+ * with an explicit stack, so depth costs no call stack (JSON.parse accepts 100,000 levels, and
+ * jsonc-parser's own tree builder recurses and overflows at about 10,000).
+ */
 export const jsonLocations = (text: string): Locations => {
-  const cursor = new Cursor(text);
-  jsonValue(cursor, []);
-  return cursor.found;
+  const { found, record } = recorder();
+  const scanner = createScanner(text, true);
+  const open: Container[] = [];
+  for (let token = scanner.scan(); token !== Token.EOF; token = scanner.scan()) {
+    const top = open[open.length - 1];
+    if (token === Token.CloseBrace || token === Token.CloseBracket) {
+      open.pop();
+      continue;
+    }
+    if (token === Token.Colon) continue;
+    if (token === Token.Comma) {
+      if (top?.kind === 'object') top.awaitingKey = true;
+      continue;
+    }
+    const line = scanner.getTokenStartLine() + 1;
+    if (top?.kind === 'object' && top.awaitingKey) {
+      top.key = scanner.getTokenValue();
+      top.awaitingKey = false;
+      if (top.path !== undefined) record([...top.path, top.key], line);
+      continue;
+    }
+    // A value starts here: the document itself, an array element, or a member's value.
+    let path: Segment[] | undefined;
+    if (top === undefined) path = [];
+    else if (top.kind === 'array') {
+      path = top.path === undefined ? undefined : [...top.path, top.next];
+      top.next += 1;
+    } else path = top.path === undefined ? undefined : [...top.path, top.key];
+    if (path !== undefined) record(path, line);
+    const inner = path !== undefined && path.length < MAX_LOCATED_DEPTH ? path : undefined;
+    if (token === Token.OpenBracket) open.push({ kind: 'array', path: inner, next: 0 });
+    else if (token === Token.OpenBrace)
+      open.push({ kind: 'object', path: inner, key: '', awaitingKey: true });
+  }
+  return found;
 };
 
 /** 1-based line and column of a character offset. */

@@ -1,5 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
+import { isDialect, type Dialect } from '../dialects/dialect.js';
 import { EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandHookOf } from '../registry/define.js';
 import type { ToolMatcher } from '../registry/matcher.js';
@@ -63,6 +64,8 @@ class ManifestWalk {
   constructor(
     private readonly source: string,
     private readonly variables: ExtensionVariables,
+    /** The manifest's top-level `dialect`: the default of its hooks. */
+    private readonly dialect: Dialect | undefined,
   ) {}
 
   check<A>(codec: t.Type<A, unknown, unknown>, value: unknown, at: readonly Segment[]): A | undefined {
@@ -146,6 +149,7 @@ class ManifestWalk {
           command: substituteCommand(hook.command, this.variables),
           env,
           matcher,
+          dialect: hook.dialect ?? this.dialect,
           extensionPath: this.variables.extensionPath,
           workspacePath: this.variables.workspacePath,
         },
@@ -176,7 +180,8 @@ export const decodeManifestText = (
   const locate = problemLocator(file, () => jsonLocations(text));
 
   const name = isRecord(document) && typeof document.name === 'string' ? document.name : '';
-  const walk = new ManifestWalk(`extension:${name}`, variables);
+  const dialect = isRecord(document) && isDialect(document.dialect) ? document.dialect : undefined;
+  const walk = new ManifestWalk(`extension:${name}`, variables, dialect);
   const manifest = walk.check(Manifest, document, []);
   if (isRecord(document) && isRecord(document.hooks)) {
     for (const [event, groups] of Object.entries(document.hooks)) {

@@ -1,5 +1,6 @@
 import { firstNonBlankLine } from '../protocol/effective.js';
 import { decodeHookStdout } from '../protocol/output.js';
+import { withPrinted } from '../protocol/printed.js';
 import { redactText } from '../protocol/redact.js';
 import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
 
@@ -149,7 +150,11 @@ export const classifyProcess = (outcome: ProcessOutcome): HookResult => {
     );
   }
   const decoded = decodeHookStdout(outcome.stdout);
-  return decoded.ok
-    ? success(decoded.output)
-    : failure('invalid_output', `invalid output: ${decoded.error}`, extras(termination, stderr));
+  // The text stays readable beside the result, for hooks of another dialect (docs/compat.md).
+  return withPrinted(
+    decoded.ok
+      ? success(decoded.output)
+      : failure('invalid_output', `invalid output: ${decoded.error}`, extras(termination, stderr)),
+    outcome.stdout,
+  );
 };

@@ -54,6 +54,25 @@ const withoutContext = (specific: Readonly<Record<string, unknown>>): Readonly<R
     Object.entries(specific).filter(([key]) => key !== 'additional_context' && key !== 'additionalContext'),
   );
 
+/**
+ * `updated_input` is a whole new tool input (a replacement, from a Claude Code hook's
+ * `updatedInput`): it is never merged, the later one wins, and it supersedes the `tool_input`
+ * patches of the hooks before it; patches of later hooks apply on top of it (docs/protocol.md).
+ */
+const REPLACEMENT = 'updated_input';
+const PATCH = 'tool_input';
+
+const mergeSpecific = (
+  base: Readonly<Record<string, unknown>>,
+  next: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> => {
+  if (!Object.hasOwn(next, REPLACEMENT)) return deepMerge(base, next);
+  const earlier = Object.fromEntries(
+    Object.entries(base).filter(([key]) => key !== REPLACEMENT && key !== PATCH),
+  );
+  return { ...deepMerge(earlier, next), [REPLACEMENT]: next[REPLACEMENT] };
+};
+
 const reportOf = (run: HookRun): HookReport => {
   const { result } = run;
   const base = { name: run.hook.name, source: run.hook.source, duration_ms: run.durationMs };
@@ -90,7 +109,7 @@ export const aggregate = (runs: readonly HookRun[], skipped: readonly HookIdenti
     const context = contextOf(hookSpecific);
     if (context !== undefined) contexts.push(context);
     const rest = withoutContext(hookSpecific);
-    if (Object.keys(rest).length > 0) specific = deepMerge(specific ?? {}, rest);
+    if (Object.keys(rest).length > 0) specific = mergeSpecific(specific ?? {}, rest);
   }
   const systemMessage =
     decider?.result.outcome === 'ok' && decider.effective.decision !== 'none'

@@ -1,3 +1,4 @@
+import { isForeign, type Dialect } from '../dialects/dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
@@ -16,10 +17,12 @@ export type HookDefinition = {
   readonly timeout?: number;
   readonly matcher?: string | RegExp;
   readonly fail_closed?: boolean;
-  /** Default true: the hook sees the event with secrets redacted (SPEC §4.7). */
+  /** Default true (false for a `claude` or `gemini` dialect): the hook sees the event with secrets redacted (SPEC §4.7). */
   readonly redact?: boolean;
   readonly description?: string;
   readonly enabled?: boolean;
+  /** `claude` or `gemini`: the hook is written for that agent and runs unchanged (docs/compat.md). */
+  readonly dialect?: Dialect;
 } & (
   | { readonly run: HookFunction }
   | {
@@ -61,18 +64,24 @@ interface HookFields {
   readonly redact?: boolean | undefined;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
+  readonly dialect?: Dialect | undefined;
 }
 
-/** Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, redacted, enabled. */
+/**
+ * Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, enabled, and
+ * redacted, except hooks of another agent's dialect: Claude Code and Gemini CLI send their hooks
+ * the raw event, and their secret scanners must see the secret to block it (docs/compat.md).
+ */
 const hookBaseOf = (fields: HookFields, source: string): HookBase => ({
   name: fields.name,
   source,
   timeoutMs: fields.timeout ?? DEFAULT_TIMEOUT_MS,
   failClosed: fields.fail_closed ?? (fields.fail_open === undefined ? false : !fields.fail_open),
-  redact: fields.redact ?? true,
+  redact: fields.redact ?? !isForeign(fields.dialect),
   enabled: fields.enabled ?? true,
   ...(fields.matcher !== undefined && { matcher: fields.matcher }),
   ...(fields.description !== undefined && { description: fields.description }),
+  ...(fields.dialect !== undefined && fields.dialect !== 'cosh' && { dialect: fields.dialect }),
 });
 
 /** A resolved command hook from its declared fields (used by config, extensions and `defineHooks`). */

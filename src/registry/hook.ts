@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Decision, EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { ToolMatcher } from './matcher.js';
+import type { Dialect } from '../dialects/dialect.js';
 
 /** Fields every resolved hook has, whatever runs it. */
 export interface HookBase {
@@ -20,6 +21,8 @@ export interface HookBase {
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */
   readonly enabled: boolean;
   readonly description?: string;
+  /** Whose protocol the hook speaks; absent = `cosh`. Other dialects are translated (docs/compat.md). */
+  readonly dialect?: Dialect;
 }
 
 /** A hook run as `/bin/sh -c command` by the executor. */
@@ -62,6 +65,13 @@ export interface HookAnswer {
   readonly hookSpecificOutput?: Readonly<Record<string, unknown>> | undefined;
   /** `hookSpecificOutput` as cosh-core spells it; wins when both are given. */
   readonly hook_specific_output?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Read only for a hook of the `claude` or `gemini` dialect, as its agent reads it
+   * (`continue: false` stops; docs/compat.md). A `cosh` hook's `continue` is ignored.
+   */
+  readonly continue?: boolean | undefined;
+  /** With `continue: false`, for a `claude` or `gemini` hook: the reason shown. */
+  readonly stopReason?: string | undefined;
 }
 
 /** One answer of an in-process hook: an answer object, or nothing (pass-through). */

@@ -4,10 +4,13 @@
  * without hooks and a few invalid lines. Output is read as it comes and checked line by line:
  * every input line gets exactly one answer, in order (decisions numbered 1..N). Meanwhile the
  * host's resident memory and open file descriptors are sampled from /proc; at the end no process
- * of any hook's group, and no process carrying the hooks' marker, may be left.
+ * of any hook's group, and no process carrying the hooks' marker, may be left. Then the memory
+ * census (census.ts): RSS growth of `cosh-hooks run` over 100,000 events against a bare Node
+ * floor, and descriptors and processes left after 5,000 hooks through the executor.
  *
- *   npm run soak                 20,000 lines
+ *   npm run soak                 20,000 lines, then the full census
  *   npm run soak -- 5000         another count
+ *   npm run soak -- --quick      the census with 20,000 events and 500 hooks
  *   SOAK_SAMPLES=file.csv        also write every sample (ms, answered, RSS KiB, fds)
  *
  * Prints the figures; exits 1 when a check fails. Linux only (/proc).
@@ -20,10 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runCensus } from './census.js';
 import { allProcesses, environHas, openFds, rssKib, sleep, type ProcStat } from './procfs.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const LINES = Number(process.argv[2] ?? 20_000);
+const ARGS = process.argv.slice(2);
+const QUICK_CENSUS = ARGS.includes('--quick');
+const LINES = Number(ARGS.find((arg) => arg !== '--quick') ?? 20_000);
 const SAMPLE_MS = 250;
 const HOOK_TIMEOUT_MS = 100;
 /** How long zombies reparented to PID 1 may take to be reaped (this sandbox's init is slow). */
@@ -290,9 +296,13 @@ const main = async (): Promise<number> => {
     `children of cosh-hooks during the run: at most ${liveChildrenPeak} running, ${zombieChildrenPeak} zombie at once (${samples.length} samples every ${SAMPLE_MS} ms)`,
     `hook processes at exit: ${runningAtExit.length} running ${JSON.stringify(runningAtExit.slice(0, 3))}, ${atExit.length - runningAtExit.length} zombie (${pgids.size} hook groups); ` +
       `after ${reapMs} ms: ${live.length} running, ${zombies.length} zombie`,
-    problems.length === 0 ? 'checks: all passed' : `checks FAILED:\n  ${problems.join('\n  ')}`,
   ];
-  process.stdout.write(`${report.join('\n')}\n`);
+  process.stdout.write(`${report.join('\n')}\n\nmemory census (${QUICK_CENSUS ? 'quick' : 'full'}):\n`);
+  const census = await runCensus(QUICK_CENSUS, (line) => process.stderr.write(`  ${line}\n`));
+  for (const miss of census.problems) problem(`census ${miss}`);
+  process.stdout.write(
+    `${census.table}\n${problems.length === 0 ? 'checks: all passed' : `checks FAILED:\n  ${problems.join('\n  ')}`}\n`,
+  );
   return problems.length === 0 ? 0 : 1;
 };
 

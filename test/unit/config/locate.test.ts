@@ -125,6 +125,40 @@ describe('tomlLocations', () => {
     expect(at(text, 'a[0].b[1]')).toBeUndefined();
   });
 
+  it('skips a byte order mark as smol-toml does, lines unchanged', () => {
+    expect(at('\uFEFF[[hooks.Stop]]\ncommand = "x"\ntimeout = 0\n', 'hooks.Stop[0].timeout')).toBe(3);
+  });
+
+  it('decodes TOML 1.1 escapes in keys, which JSON.parse does not know', () => {
+    const text = lines('[[hooks.Stop]]', 'env = { "A\\x42\\e" = "1", "\\u00e9t\\u00e9" = "2" }');
+    expect(at(text, formatPath(['hooks', 'Stop', 0, 'env', 'AB\u001b']))).toBe(2);
+    expect(at(text, 'hooks.Stop[0].env["été"]')).toBe(2);
+  });
+
+  it('finds keys after a value nested as deep as smol-toml accepts (1,000 levels)', () => {
+    const deep = `${'['.repeat(1000)}${']'.repeat(1000)}`;
+    const text = lines('[[hooks.Stop]]', `x = ${deep}`, 'timeout = 0');
+    expect(at(text, 'hooks.Stop[0].timeout')).toBe(3);
+    expect(at(text, 'hooks.Stop[0].x')).toBe(2);
+  });
+
+  it('a dotted key of 50,000 parts is located up to 64 levels, not copied 50,000 times', () => {
+    const text = lines(
+      '[[hooks.Stop]]',
+      `${Array.from({ length: 50_000 }, () => 'a').join('.')} = 1`,
+      'timeout = 0',
+    );
+    const locations = tomlLocations(text);
+    expect(locations.get('hooks.Stop[0].timeout')).toBe(3);
+    expect(locations.get(`hooks.Stop[0].${Array.from({ length: 61 }, () => 'a').join('.')}`)).toBe(2);
+    expect(locations.get(`hooks.Stop[0].${Array.from({ length: 62 }, () => 'a').join('.')}`)).toBeUndefined();
+  });
+
+  it('text the locating parser cannot read gives no locations, never a wrong line', () => {
+    expect(tomlLocations('[[hooks.Stop]]\ntimeout = [').size).toBe(0);
+    expect(lineOf(tomlLocations('timeout = ['), ['timeout'])).toBeUndefined();
+  });
+
   it('copes with CRLF line endings', () => {
     expect(at('[[hooks.Stop]]\r\ncommand = "x"\r\ntimeout = 0\r\n', 'hooks.Stop[0].timeout')).toBe(3);
   });
@@ -162,6 +196,38 @@ describe('jsonLocations', () => {
     expect(locations.get('hooks.PreToolUse[0].matcher')).toBe(5);
     expect(locations.get('hooks.PreToolUse[0].hooks[0]')).toBe(6);
     expect(locations.get('hooks.PreToolUse[0].hooks[0].timeout')).toBe(7);
+  });
+
+  it('decodes escaped keys and walks past strings holding brackets and quotes', () => {
+    const text = lines(
+      '{',
+      '  "\\u0041\\n": "[{\\"",',
+      '  "b": [',
+      '    "]}",',
+      '    { "c": 1 }',
+      '  ]',
+      '}',
+    );
+    JSON.parse(text);
+    const locations = jsonLocations(text);
+    expect(locations.get('["A\\n"]')).toBe(2);
+    expect(locations.get('b[0]')).toBe(4);
+    expect(locations.get('b[1].c')).toBe(5);
+  });
+
+  it('the first mention of a duplicated key wins', () => {
+    const text = lines('{', '  "a": 1,', '  "a": 2', '}');
+    expect(jsonLocations(text).get('a')).toBe(2);
+  });
+
+  it('locates members 64 levels deep and stops there, at any depth of the document', () => {
+    const depth = 100_000;
+    const text = `{"a":\n${'['.repeat(depth)}${']'.repeat(depth)},\n"b": 1}`;
+    const locations = jsonLocations(text);
+    expect(locations.get('a')).toBe(1);
+    expect(locations.get(`a${'[0]'.repeat(63)}`)).toBe(2);
+    expect(locations.get(`a${'[0]'.repeat(64)}`)).toBeUndefined();
+    expect(locations.get('b')).toBe(3);
   });
 
   it('converts offsets to line and column', () => {

@@ -1,56 +1,114 @@
-import { map, of } from 'rxjs';
-import { describe, it } from 'vitest';
-import { admitEvents, matchHooks } from '../../../operators/index.js';
-import { JsonLine } from '../../../src/events/index.js';
-import { defineHooks } from '../../../src/registry/index.js';
+import { of, type Observable, type OperatorFunction } from 'rxjs';
+import { describe, expectTypeOf, it } from 'vitest';
+import { admitEvents, type Admitted } from '../../../operators/index.js';
+import { JsonLine, type EventDefaults } from '../../../src/events/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 
-describe('admitEvents + matchHooks', () => {
-  it('numbers valid events, passes rejects through in place, attaches the matching chain', () => {
-    createTestScheduler().run(({ hot, expectObservable }) => {
-      const registry = defineHooks({
-        PreToolUse: [
-          { name: 'shell-only', command: 'x', matcher: '^(run_shell_command|shell)$' },
-          { name: 'all', command: 'x', matcher: '*' },
-          { name: 'off', command: 'x', enabled: false },
-        ],
-        Stop: [{ name: 'stop', command: 'x', matcher: '^never$' }],
-      });
-      const tool = (name: string) => ({
-        hook_event_name: 'PreToolUse',
-        session_id: 's',
-        tool_name: name,
-        tool_input: {},
-      });
-      const input = hot('abcd|', {
-        a: tool('shell'),
-        b: new JsonLine(7, 'nope'),
-        c: tool('read_file'),
-        d: { hook_event_name: 'Stop', session_id: 's' },
-      });
-      const defaults = { now: () => new Date(0), cwd: () => '/' };
-      const out = input.pipe(
-        admitEvents(defaults),
-        matchHooks(registry),
-        map((job) =>
-          job.kind === 'event'
-            ? `${job.seq}:${job.chain.map((h) => h.name).join('+')}`
-            : `x${job.index}@${job.line}`,
-        ),
-      );
-      expectObservable(out).toBe('abcd|', { a: '1:shell-only+all', b: 'x2@7', c: '2:all', d: '3:stop' });
+const defaults: EventDefaults = { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => '/work' };
+
+const stop = (session: string) => ({
+  hook_event_name: 'Stop' as const,
+  session_id: session,
+  cwd: '/',
+  timestamp: '2026-07-01T10:00:00Z',
+});
+
+const input = {
+  a: stop('a'),
+  b: stop('b'),
+  c: stop('c'),
+  /** Valid, but without cwd and timestamp: both are filled from the defaults. */
+  m: { hook_event_name: 'Stop', session_id: 'm' },
+  /** A JsonLine with a valid event on line 4. */
+  j: new JsonLine(4, JSON.stringify(stop('j'))),
+  x: new JsonLine(7, 'nope'),
+  u: { hook_event_name: 'Stop' },
+};
+
+const admitted = {
+  A: { kind: 'event', seq: 1, event: input.a },
+  B: { kind: 'event', seq: 2, event: input.b },
+  C: { kind: 'event', seq: 3, event: input.c },
+  M: {
+    kind: 'event',
+    seq: 1,
+    event: { hook_event_name: 'Stop', session_id: 'm', cwd: '/work', timestamp: '2026-01-01T00:00:00.000Z' },
+  },
+  J: { kind: 'event', seq: 2, event: stop('j') },
+  X: {
+    kind: 'rejected',
+    index: 2,
+    line: 7,
+    message: 'not JSON: Unexpected token \'o\', "nope" is not valid JSON',
+  },
+  U: {
+    kind: 'rejected',
+    index: 4,
+    message: 'session_id: missing required field (expected a string)',
+  },
+} satisfies Record<string, Admitted>;
+
+describe('admitEvents', () => {
+  it('numbers valid events from 1, in the frame they arrive', () => {
+    createTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const e1 = hot('  -a--b-c--|', input);
+      const e1subs = '  ^--------!';
+      const expected = '-A--B-C--|';
+      expectObservable(e1.pipe(admitEvents(defaults))).toBe(expected, admitted);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
     });
   });
 
-  it('a re-subscribed stream numbers from 1 again', () => {
-    createTestScheduler().run(({ expectObservable }) => {
-      const defaults = { now: () => new Date(0), cwd: () => '/' };
-      const admitted = of({ hook_event_name: 'Stop', session_id: 's' }).pipe(
-        admitEvents(defaults),
-        map((a) => (a.kind === 'event' ? a.seq : -1)),
-      );
-      expectObservable(admitted).toBe('(a|)', { a: 1 });
-      expectObservable(admitted).toBe('(a|)', { a: 1 });
+  it('rejects invalid items in place, counting every item in `index`; valid events keep their own count', () => {
+    createTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const e1 = hot('  -m-x-j-u-|', input);
+      const e1subs = '  ^--------!';
+      const expected = '-M-X-J-U-|';
+      expectObservable(e1.pipe(admitEvents(defaults))).toBe(expected, admitted);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
     });
+  });
+
+  it('passes on an error of the source (#); bad items before it were values, not errors', () => {
+    createTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const e1 = hot('  -m-x--#', input, new Error('stdin closed'));
+      const e1subs = '  ^-----!';
+      const expected = '-M-X--#';
+      expectObservable(e1.pipe(admitEvents(defaults))).toBe(expected, admitted, new Error('stdin closed'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('does not break the unsubscription chain when the result is unsubscribed explicitly', () => {
+    createTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const e1 = hot('  -a--b-c--|', input);
+      const unsub = '   ^----!    ';
+      const e1subs = '  ^----!    ';
+      const expected = '-A--B-    ';
+      expectObservable(e1.pipe(admitEvents(defaults)), unsub).toBe(expected, admitted);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+    });
+  });
+
+  it('counts per subscription: a re-subscribed stream numbers from 1 again', () => {
+    createTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const e1 = cold('  a-b|', input);
+      const admitted$ = e1.pipe(admitEvents(defaults));
+      expectObservable(admitted$).toBe('A-B|', admitted);
+      expectObservable(admitted$, '---^').toBe('---A-B|', admitted);
+      expectSubscriptions(e1.subscriptions).toBe(['^--!', '---^--!']);
+    });
+  });
+
+  it('types: any input (objects or JsonLines) in, Admitted out', () => {
+    expectTypeOf(admitEvents).parameter(0).toEqualTypeOf<EventDefaults>();
+    expectTypeOf(admitEvents(defaults)).toEqualTypeOf<OperatorFunction<unknown, Admitted>>();
+    expectTypeOf(of(new JsonLine(1, '{}'), 3).pipe(admitEvents(defaults))).toEqualTypeOf<
+      Observable<Admitted>
+    >();
+    expectTypeOf<Extract<Admitted, { kind: 'event' }>['seq']>().toEqualTypeOf<number>();
+    expectTypeOf<Extract<Admitted, { kind: 'rejected' }>['line']>().toEqualTypeOf<number | undefined>();
+    // @ts-expect-error -- the clock and the working directory must be injected
+    admitEvents({ cwd: () => '/' });
   });
 });

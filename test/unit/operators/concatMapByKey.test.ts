@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest';
+import { of, type Observable, type ObservableInput, type OperatorFunction } from 'rxjs';
+import { describe, expectTypeOf, it } from 'vitest';
 import { concatMapByKey } from '../../../operators/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 
@@ -54,5 +55,81 @@ describe('concatMapByKey', () => {
       expectSubscriptions(a.subscriptions).toBe('^--!');
       expectSubscriptions(b.subscriptions).toBe('-^-!');
     });
+  });
+
+  it('stays subscribed to the source until it completes, then completes when the last key is done', () => {
+    createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const work = { a: cold('---A|'), b: cold('--B|') };
+      const e1 = hot('  -a-b-|', { a: 'a', b: 'b' });
+      const e1subs = '  ^----!';
+      const expected = '----AB|';
+      const out = e1.pipe(
+        concatMapByKey(
+          (key) => key,
+          (key) => work[key as keyof typeof work],
+        ),
+      );
+      expectObservable(out).toBe(expected);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(work.a.subscriptions).toBe('-^---!');
+      expectSubscriptions(work.b.subscriptions).toBe('---^--!');
+    });
+  });
+
+  it('passes on an error of the source (#) and tears down the running inner streams', () => {
+    createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const a = cold('-----A|');
+      const e1 = hot('  -a-#', { a: 'a' }, new Error('input broke'));
+      const e1subs = '  ^--!';
+      const expected = '---#';
+      const out = e1.pipe(
+        concatMapByKey(
+          (key) => key,
+          () => a,
+        ),
+      );
+      expectObservable(out).toBe(expected, undefined, new Error('input broke'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(a.subscriptions).toBe('-^-!');
+    });
+  });
+
+  it('passes on an error of one key’s projection and unsubscribes the source and the other keys', () => {
+    createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const work = { a: cold('--#', undefined, new Error('project failed')), b: cold('------B|') };
+      const e1 = hot('  ab-----|', { a: 'a', b: 'b' });
+      const e1subs = '  ^-!     ';
+      const expected = '--#     ';
+      const out = e1.pipe(
+        concatMapByKey(
+          (key) => key,
+          (key) => work[key as keyof typeof work],
+        ),
+      );
+      expectObservable(out).toBe(expected, undefined, new Error('project failed'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(work.b.subscriptions).toBe('-^!');
+    });
+  });
+
+  it('types: the item type and the projected type flow through', () => {
+    const keyOf = (event: { readonly session_id: string }) => event.session_id;
+    const project = (event: { readonly session_id: string }): ObservableInput<number> => [
+      event.session_id.length,
+    ];
+    expectTypeOf(concatMapByKey(keyOf, project)).toEqualTypeOf<
+      OperatorFunction<{ readonly session_id: string }, number>
+    >();
+    expectTypeOf(
+      of('a', 'b').pipe(
+        concatMapByKey(
+          (key) => key,
+          (key) => Promise.resolve({ key }),
+        ),
+      ),
+    ).toEqualTypeOf<Observable<{ key: string }>>();
+    const numberKey = (n: number) => n;
+    // @ts-expect-error -- the key must be a string
+    concatMapByKey(numberKey, (n: number) => [n]);
   });
 });

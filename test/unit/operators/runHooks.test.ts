@@ -1,9 +1,18 @@
-import { from, map, of, throwError, NEVER, EMPTY } from 'rxjs';
-import { describe, it } from 'vitest';
-import { runHooks, stopOnBlock, foldDecision } from '../../../operators/index.js';
+import {
+  asapScheduler,
+  from,
+  map,
+  throwError,
+  NEVER,
+  EMPTY,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
+import { describe, expectTypeOf, it } from 'vitest';
+import { runHook, runHooks, type RunDeps } from '../../../operators/index.js';
 import type { HookEvent } from '../../../src/events/index.js';
-import type { HookRun } from '../../../src/protocol/index.js';
-import { defineHooks } from '../../../src/registry/index.js';
+import type { HookResult, HookRun } from '../../../src/protocol/index.js';
+import { defineHooks, type Hook } from '../../../src/registry/index.js';
 import {
   commandHook,
   createTestScheduler,
@@ -20,18 +29,72 @@ const pre: HookEvent = {
   tool_name: 'shell',
   tool_input: { command: 'ls' },
 };
-const start: HookEvent = {
-  hook_event_name: 'SessionStart',
-  session_id: 's',
-  cwd: '/',
-  timestamp: '2026-07-01T10:00:00Z',
-};
-
 /** name:outcome:effective@duration — compact marble values. */
 const brief = (run: HookRun) =>
   `${run.hook.name}:${run.result.outcome}:${run.effective.decision}@${run.durationMs}`;
 
 describe('runHooks', () => {
+  const hooks = { a: commandHook('a'), b: commandHook('b') };
+
+  it('runs each hook of the source when it arrives and the previous one is done; completes with the source', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('--A|', { A: results.allow() });
+      const b = cold('-B|', { B: results.none() });
+      const e1 = hot('  -a--b---|', hooks);
+      const e1subs = '  ^-------!';
+      const expected = '---x-y--|';
+      const out = e1.pipe(runHooks(pre, { executor: fakeExecutor({ a, b }), scheduler }));
+      expectObservable(out.pipe(map(brief))).toBe(expected, { x: 'a:ok:allow@2', y: 'b:ok:none@1' });
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(a.subscriptions).toBe('-^-!');
+      expectSubscriptions(b.subscriptions).toBe('----^!');
+    });
+  });
+
+  it('passes on an error of the source (#) and cancels the running hook', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('------A|', { A: results.allow() });
+      const e1 = hot('  -a--#', hooks, new Error('chain source broke'));
+      const e1subs = '  ^---!';
+      const expected = '----#';
+      const out = e1.pipe(runHooks(pre, { executor: fakeExecutor({ a }), scheduler }));
+      expectObservable(out).toBe(expected, undefined, new Error('chain source broke'));
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(a.subscriptions).toBe('-^--!');
+    });
+  });
+
+  it('does not break the unsubscription chain when the result is unsubscribed explicitly: the running hook is cancelled', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const a = cold('----A|', { A: results.allow() });
+      const b = cold('-B|', { B: results.allow() });
+      const e1 = hot('  -a-b----|', hooks);
+      const unsub = '   ^--!     ';
+      const e1subs = '  ^--!     ';
+      const expected = '---      ';
+      const out = e1.pipe(runHooks(pre, { executor: fakeExecutor({ a, b }), scheduler }));
+      expectObservable(out.pipe(map(brief)), unsub).toBe(expected);
+      expectSubscriptions(e1.subscriptions).toBe(e1subs);
+      expectSubscriptions(a.subscriptions).toBe('-^-!');
+      expectSubscriptions(b.subscriptions).toBe([]);
+    });
+  });
+
+  it('types: hooks in, HookRun out; runHook is one hook to one HookResult', () => {
+    const deps: RunDeps = { executor: fakeExecutor({}), scheduler: asapScheduler };
+    expectTypeOf(runHooks).parameters.toEqualTypeOf<[HookEvent, RunDeps]>();
+    expectTypeOf(runHooks(pre, deps)).toEqualTypeOf<OperatorFunction<Hook, HookRun>>();
+    expectTypeOf(from([commandHook('a')]).pipe(runHooks(pre, deps))).toEqualTypeOf<Observable<HookRun>>();
+    expectTypeOf(runHook(commandHook('a'), pre, deps)).toEqualTypeOf<Observable<HookResult>>();
+    // @ts-expect-error -- the deadline needs an injected scheduler
+    runHooks(pre, { executor: deps.executor });
+    // @ts-expect-error -- the source is hooks, not their names
+    from(['a']).pipe(runHooks(pre, deps));
+  });
+
   it('runs hooks one after another, each starting when the previous one has answered', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
@@ -152,96 +215,6 @@ describe('runHooks', () => {
         d: 'bad:invalid_output:none@0',
         e: 'throws:exception:none@0',
         f: 'nothing:ok:none@0',
-      });
-    });
-  });
-});
-
-describe('stopOnBlock', () => {
-  it('completes right after the first effective block; later hooks are never subscribed', () => {
-    const scheduler = createTestScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-a|', { a: results.allow() });
-      const b = cold('--b|', { b: results.block('no') });
-      const c = cold('-c|', { c: results.allow() });
-      const executor = fakeExecutor({ a, b, c });
-      const out = from(['a', 'b', 'c'].map((name) => commandHook(name))).pipe(
-        runHooks(pre, { executor, scheduler }),
-        stopOnBlock(),
-      );
-      expectObservable(out.pipe(map(brief))).toBe('-a-(b|)', { a: 'a:ok:allow@1', b: 'b:ok:block@2' });
-      expectSubscriptions(c.subscriptions).toBe([]);
-    });
-  });
-
-  it('a fail_closed failure is a block and stops the chain', () => {
-    const scheduler = createTestScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const guard = cold('-g|', { g: results.fail('exit', 'exited with code 2', 'forbidden') });
-      const later = cold('-l|', { l: results.allow() });
-      const out = from([commandHook('guard', { failClosed: true }), commandHook('later')]).pipe(
-        runHooks(pre, { executor: fakeExecutor({ guard, later }), scheduler }),
-        stopOnBlock(),
-      );
-      expectObservable(out.pipe(map(brief))).toBe('-(g|)', { g: 'guard:exit:block@1' });
-      expectSubscriptions(later.subscriptions).toBe([]);
-    });
-  });
-
-  it('on a non-interceptable event a block does not stop anything: every hook runs', () => {
-    const scheduler = createTestScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const a = cold('-a|', { a: results.block('no') });
-      const b = cold('-b|', { b: results.block('no') });
-      const out = from([commandHook('a'), commandHook('b', { failClosed: true })]).pipe(
-        runHooks(start, { executor: fakeExecutor({ a, b }), scheduler }),
-        stopOnBlock(),
-      );
-      expectObservable(out.pipe(map(brief))).toBe('-a(b|)', { a: 'a:ok:none@1', b: 'b:ok:none@1' });
-      expectSubscriptions(b.subscriptions).toBe('-^!');
-    });
-  });
-});
-
-describe('foldDecision', () => {
-  it('re-emits runs, then the verdict with skipped hooks', () => {
-    const scheduler = createTestScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
-      const chain = ['a', 'b', 'c'].map((name) => commandHook(name));
-      const executor = fakeExecutor({
-        a: cold('-a|', { a: results.allow({ hookSpecificOutput: { additional_context: 'ctx' } }) }),
-        b: cold('-b|', { b: results.block('rm -rf', { systemMessage: 'Blocked' }) }),
-      });
-      const out = from(chain).pipe(
-        runHooks(pre, { executor, scheduler }),
-        stopOnBlock(),
-        foldDecision(chain),
-      );
-      expectObservable(out.pipe(map((step) => (step.type === 'run' ? brief(step.run) : step.verdict)))).toBe(
-        '-a(bv|)',
-        {
-          a: 'a:ok:allow@1',
-          b: 'b:ok:block@1',
-          v: {
-            decision: 'block',
-            reason: 'rm -rf',
-            systemMessage: 'Blocked',
-            additionalContext: 'ctx',
-            hooks: [
-              { name: 'a', source: 'config', decision: 'allow', outcome: 'ok', duration_ms: 1 },
-              { name: 'b', source: 'config', decision: 'block', outcome: 'ok', duration_ms: 1 },
-              { name: 'c', source: 'config', outcome: 'skipped' },
-            ],
-          },
-        },
-      );
-    });
-  });
-
-  it('an empty chain folds to none at once', () => {
-    createTestScheduler().run(({ expectObservable }) => {
-      expectObservable(of<HookRun>().pipe(foldDecision([]))).toBe('(v|)', {
-        v: { type: 'verdict', verdict: { decision: 'none', hooks: [] } },
       });
     });
   });

@@ -1,7 +1,7 @@
 /**
- * Loaded into a measured process with `node --expose-gc --import <this file>` (measurement 6): on
+ * Loaded into a measured process with `node --expose-gc --import <this file>` (the memory census): on
  * SIGUSR2 it runs a full garbage collection and reports the memory left on stderr, one line
- * `cosh-bench-gc {json}`. It lets the bench compare memory at two points of a run without the
+ * `cosh-soak-gc {json}`. It lets the census compare memory at two points of a run without the
  * collector's sawtooth in the way; the measured program itself is not changed. (Signal listeners do
  * not keep a process alive, so the program still exits when its input ends.)
  */

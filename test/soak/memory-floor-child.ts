@@ -1,5 +1,5 @@
 /**
- * The floor for measurement 6: the least a Node process can do with a JSONL event stream — read
+ * The floor for the memory census (6a–6f): the least a Node process can do with a JSONL event stream — read
  * lines, parse each, write one small JSON answer line — with nothing of cosh-hooks loaded. Run as
  * its own process by memory-cli.ts and measured exactly like `cosh-hooks run`.
  */

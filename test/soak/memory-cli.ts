@@ -4,16 +4,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { memoryOf } from '../test/soak/procfs.js';
-import { mixedEvent, preToolUse } from './fixtures.js';
-import type { Context, Measured } from './measurement.js';
+import { memoryOf } from './procfs.js';
+import { mixedEvent, preToolUse } from '../../bench/fixtures.js';
+import type { Context, Measured } from '../../bench/measurement.js';
 import { GC_REPORT_PREFIX, type GcReport } from './gc-report.js';
-import { formatNumber, type Row } from './report.js';
-import { median } from './stats.js';
-import { interleave } from './timing.js';
+import { formatNumber, type Row } from '../../bench/report.js';
+import { median } from '../../bench/stats.js';
+import { interleave } from '../../bench/timing.js';
 
-/** The built command line, next to this file's compiled twin: dist/bench → dist/src/cli. */
-export const CLI_BIN = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+/** The built command line, next to this file's compiled twin: dist/test/soak → dist/src/cli. */
+export const CLI_BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const FLOOR_BIN = fileURLToPath(new URL('./memory-floor-child.js', import.meta.url));
 
 /** One event in this many is a `deploy` tool call, the one the configured hook matches. */
@@ -21,7 +21,7 @@ const MATCH_EVERY = 1000;
 const SAMPLE_EVERY_MS = 20;
 const CHUNK_EVENTS = 500;
 
-const CONFIG = `# Written by the benchmark: one cheap hook on a tool that only 1 event in ${MATCH_EVERY} uses.
+const CONFIG = `# Written by the memory census: one cheap hook on a tool that only 1 event in ${MATCH_EVERY} uses.
 [hooks]
 [[hooks.PreToolUse]]
 name = "deploy-guard"
@@ -235,7 +235,7 @@ export const configFolder = (context: Context) => {
 };
 
 /**
- * Measurement 6a: 100,000 events through the built `cosh-hooks run` (a child process fed JSONL on
+ * Memory census, rows 6a–6f: 100,000 events through the built `cosh-hooks run` (a child process fed JSONL on
  * stdin, answers read from stdout), against a bare Node JSONL echo: peak RSS and RSS growth.
  */
 export const measureCliMemory = async (context: Context): Promise<Measured> => {
@@ -298,7 +298,7 @@ export const measureCliMemory = async (context: Context): Promise<Measured> => {
     },
     {
       id: '6f',
-      what: 'throughput of the run (JSONL in → answers out, bench process feeding it)',
+      what: 'throughput of the run (JSONL in → answers out, soak process feeding it)',
       subject: `${formatNumber(rate)} ev/s`,
       baseline: `${formatNumber(floorRate)} ev/s`,
       ratio: floorRate / rate,

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { asyncScheduler, from, lastValueFrom, mergeMap, tap } from 'rxjs';
-import { runHook } from '../operators/runHooks.js';
-import { execaExecutor } from '../src/exec/execa-executor.js';
-import { allProcesses, environHas, openFds } from '../test/soak/procfs.js';
-import { INLINE_SH_ALLOW, preToolUse } from './fixtures.js';
-import { commandHook, type Context, type Measured } from './measurement.js';
-import type { Row } from './report.js';
-import { sleep } from './timing.js';
+import { runHook } from '../../operators/runHooks.js';
+import { execaExecutor } from '../../src/exec/execa-executor.js';
+import { allProcesses, environHas, openFds } from './procfs.js';
+import { INLINE_SH_ALLOW, preToolUse } from '../../bench/fixtures.js';
+import { commandHook, type Context, type Measured } from '../../bench/measurement.js';
+import type { Row } from '../../bench/report.js';
+import { sleep } from '../../bench/timing.js';
 
 const KILL_GRACE_MS = 500;
 const CONCURRENCY = 4;
@@ -32,15 +32,15 @@ const census = (tag: string): Census => {
 };
 
 /**
- * Measurement 6 (second part): 5,000 hooks through the executor in this process, four at a time,
+ * Memory census, rows 6g–6h: 5,000 hooks through the executor in this process, four at a time,
  * with every way a hook ends mixed in (97% allow, then 1% each: exit 1, invalid output, timeout
  * → group kill). Open file descriptors and processes are counted before and after; every process a
  * hook starts carries a tag in its environment, so a stray grandchild would be found too.
  */
 export const measureLeaks = async (context: Context): Promise<Measured> => {
   const total = context.quick ? 500 : 5_000;
-  const tag = `COSH_BENCH_RUN=${randomUUID()}`;
-  const env = { COSH_BENCH_RUN: tag.slice('COSH_BENCH_RUN='.length) };
+  const tag = `COSH_SOAK_RUN=${randomUUID()}`;
+  const env = { COSH_SOAK_RUN: tag.slice('COSH_SOAK_RUN='.length) };
   const hooks = {
     allow: commandHook('leak-allow', INLINE_SH_ALLOW, { env }),
     exit: commandHook('leak-exit', 'echo failing >&2; exit 1', { env }),

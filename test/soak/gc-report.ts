@@ -1,5 +1,5 @@
 /** What gc-probe.ts reports from inside a measured process; shared with the reader in memory-cli.ts. */
-export const GC_REPORT_PREFIX = 'cosh-bench-gc ';
+export const GC_REPORT_PREFIX = 'cosh-soak-gc ';
 
 export interface GcReport {
   /** Live JS heap after a full collection, bytes. */

@@ -1,0 +1,64 @@
+import { basename, dirname } from 'node:path';
+import { stringify } from 'smol-toml';
+import { EVENT_NAMES } from '../events/names.js';
+import type { ForeignDialect } from '../dialects/dialect.js';
+import type { ForeignHook } from './foreign.js';
+
+/**
+ * The plugin (Claude Code) or extension (Gemini CLI) folder a `hooks/hooks.json` belongs to, or
+ * undefined for a settings file. Path arithmetic only.
+ */
+export const pluginRootOf = (file: string): string | undefined =>
+  basename(file) === 'hooks.json' && basename(dirname(file)) === 'hooks' ? dirname(dirname(file)) : undefined;
+
+/**
+ * The variables a plugin's or extension's commands use, as environment variables of the imported
+ * hooks: the shell expands them at run time, so a folder name is never pasted into a command.
+ */
+export const pluginEnv = (dialect: ForeignDialect, root: string): Record<string, string> =>
+  dialect === 'claude' ? { CLAUDE_PLUGIN_ROOT: root } : { extensionPath: root };
+
+/**
+ * A comment line that stays one line and holds only characters TOML allows in comments: JSON
+ * escapes every control character but DEL.
+ */
+const comment = (text: string): string =>
+  `# ${JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/\u007f/g, '?')}`;
+
+/**
+ * Imported hooks as a `config.toml` `[hooks]` section (docs/compat.md), every string written by a
+ * TOML serializer (quotes, backslashes, newlines and `"""` in a command stay exactly that text).
+ * Gemini's `${/}` is the path separator, written as `/`.
+ */
+export const foreignHooksToToml = (
+  hooks: readonly ForeignHook[],
+  source: { readonly file: string; readonly dialect: ForeignDialect },
+): string => {
+  const root = pluginRootOf(source.file);
+  const env = root === undefined ? undefined : pluginEnv(source.dialect, root);
+  const section: Record<string, unknown[]> = {};
+  for (const event of EVENT_NAMES) {
+    const tables = hooks
+      .filter((hook) => hook.event === event)
+      .map((hook) => ({
+        name: hook.name,
+        command: source.dialect === 'gemini' ? hook.command.replaceAll('${/}', '/') : hook.command,
+        timeout: hook.timeout,
+        ...(hook.matcher !== undefined && { matcher: hook.matcher }),
+        dialect: hook.dialect,
+        ...(hook.description !== undefined && { description: hook.description }),
+        ...(env !== undefined && { env }),
+      }));
+    if (tables.length > 0) section[event] = tables;
+  }
+  const agent = source.dialect === 'claude' ? 'Claude Code' : 'Gemini CLI';
+  const header = [
+    comment(`Imported from ${agent} hooks in ${source.file} by cosh-hooks import ${source.dialect}.`),
+    '# Each hook keeps its dialect: it runs unchanged and decides what its author meant (docs/compat.md).',
+  ].join('\n');
+  // No `[hooks]` header of its own: the output can be appended to an existing config.toml.
+  const body = stringify({ hooks: section });
+  return `${header}\n${body}\n`;
+};

@@ -1,0 +1,220 @@
+import type { EventName } from '../events/names.js';
+import { decodeHookOutputValue, decodeHookStdout, type HookOutput } from '../protocol/output.js';
+import { printedBy } from '../protocol/printed.js';
+import { failure, success, type HookResult } from '../protocol/result.js';
+import type { ForeignDialect } from './dialect.js';
+
+type Json = Readonly<Record<string, unknown>>;
+
+/** Exit status with which Claude Code and Gemini CLI hooks block, the reason on stderr. */
+export const BLOCKING_EXIT_CODE = 2;
+
+/** Events on which a Claude Code hook's plain-text stdout is context for the model. */
+const CLAUDE_TEXT_IS_CONTEXT: readonly EventName[] = ['UserPromptSubmit', 'SessionStart'];
+
+/** Keys of Claude's `hookSpecificOutput` that become a decision here instead of being passed on. */
+const CLAUDE_DECISION_KEYS = [
+  'hookEventName',
+  'permissionDecision',
+  'permissionDecisionReason',
+  'updatedInput',
+];
+
+const PERMISSION_DECISIONS: Readonly<Record<string, HookOutput['decision']>> = {
+  allow: 'allow',
+  deny: 'block',
+  ask: 'ask',
+  // Claude Code's "defer" hands the call back to its own permission flow: no opinion here.
+  defer: 'none',
+};
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a foreign hook's answer needs besides its result. */
+export interface AnswerContext {
+  readonly dialect: ForeignDialect;
+  /** The cosh event name the hook ran for. */
+  readonly event: EventName;
+  readonly hookName: string;
+  /** A tool input in the hook's field names → cosh names (see SentEvent). */
+  readonly back: (input: Json) => Json;
+}
+
+type Read =
+  { readonly ok: true; readonly output: HookOutput } | { readonly ok: false; readonly error: string };
+
+const invalid = (error: string): Read => ({ ok: false, error });
+
+/** Copies `source` without `keys`, defining keys as data (a `__proto__` key stays a key). */
+const without = (source: Json, keys: readonly string[]): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (!keys.includes(key))
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+};
+
+/**
+ * The fields both agents share on top of cosh's: `continue: false` stops the agent, with
+ * `stopReason` for the user. Here that is a block (the chain stops, the host is told why) plus
+ * `continue: false` and `stop_reason` in `hook_specific_output`, so the host can end the turn even
+ * on events where nothing is blocked (docs/compat.md).
+ */
+const withStop = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
+  const go = raw['continue'];
+  const stopReason = raw['stopReason'];
+  if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');
+  if (stopReason !== undefined && typeof stopReason !== 'string')
+    return invalid('stopReason: expected a string');
+  if (go !== false) return { ok: true, output };
+  const reason = stopReason ?? output.reason ?? `hook "${context.hookName}" stopped the agent`;
+  return {
+    ok: true,
+    output: {
+      ...output,
+      decision: 'block',
+      reason,
+      hookSpecificOutput: { ...output.hookSpecificOutput, continue: false, stop_reason: reason },
+    },
+  };
+};
+
+/** Claude's `hookSpecificOutput`: permissionDecision(+Reason) is the decision, updatedInput the new input. */
+const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
+  const specific = output.hookSpecificOutput;
+  if (specific === undefined) return { ok: true, output };
+  const permission = specific['permissionDecision'];
+  const permissionReason = specific['permissionDecisionReason'];
+  const updatedInput = specific['updatedInput'];
+  let decision = output.decision;
+  if (permission !== undefined) {
+    const mapped =
+      typeof permission === 'string' && Object.hasOwn(PERMISSION_DECISIONS, permission)
+        ? PERMISSION_DECISIONS[permission]
+        : undefined;
+    if (mapped === undefined)
+      return invalid(
+        `hookSpecificOutput.permissionDecision: unknown value ${JSON.stringify(permission)} (expected allow, deny, ask or defer)`,
+      );
+    decision = mapped;
+  }
+  if (permissionReason !== undefined && typeof permissionReason !== 'string')
+    return invalid('hookSpecificOutput.permissionDecisionReason: expected a string');
+  if (updatedInput !== undefined && !isObject(updatedInput))
+    return invalid('hookSpecificOutput.updatedInput: expected an object');
+  const rest = without(specific, CLAUDE_DECISION_KEYS);
+  // updated_input is the whole new tool input (a replacement); tool_input stays a patch.
+  if (updatedInput !== undefined) rest['updated_input'] = context.back(updatedInput);
+  const reason = permissionReason ?? output.reason;
+  return {
+    ok: true,
+    output: {
+      decision,
+      ...(reason !== undefined && { reason }),
+      ...(output.systemMessage !== undefined && { systemMessage: output.systemMessage }),
+      ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }),
+    },
+  };
+};
+
+/** Gemini's `hookSpecificOutput.tool_input` is a patch like cosh's, in Gemini's field names. */
+const geminiSpecific = (output: HookOutput, context: AnswerContext): Read => {
+  const specific = output.hookSpecificOutput;
+  if (specific === undefined) return { ok: true, output };
+  const rest = without(specific, ['hookEventName']);
+  const patch = specific['tool_input'];
+  if (isObject(patch)) rest['tool_input'] = context.back(patch);
+  const { hookSpecificOutput: _dropped, ...base } = output;
+  return { ok: true, output: { ...base, ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }) } };
+};
+
+/** A JSON answer: cosh's fields as cosh reads them, then the dialect's own. */
+const readObject = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
+  const specific =
+    context.dialect === 'claude' ? claudeSpecific(output, context) : geminiSpecific(output, context);
+  return specific.ok ? withStop(specific.output, raw, context) : specific;
+};
+
+/**
+ * Plain text on stdout. Claude Code adds it to the context on UserPromptSubmit and SessionStart and
+ * otherwise only shows it in its transcript view; Gemini CLI shows it to the user as a system
+ * message (hookRunner's convertPlainTextToHookOutput).
+ */
+const readText = (text: string, context: AnswerContext): HookOutput => {
+  if (context.dialect === 'gemini') return { decision: 'none', systemMessage: text };
+  return CLAUDE_TEXT_IS_CONTEXT.includes(context.event)
+    ? { decision: 'none', hookSpecificOutput: { additional_context: text } }
+    : { decision: 'none' };
+};
+
+const parse = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** What a hook that exited 0 printed, read the way its own agent reads it. */
+const readPrinted = (result: HookResult, printed: string, context: AnswerContext): HookResult => {
+  const text = printed.trim();
+  if (result.outcome === 'ok') {
+    const parsed = text === '' ? undefined : parse(text);
+    const value = parsed?.ok === true && isObject(parsed.value) ? parsed.value : {};
+    return answer(readObject(result.output, value, context));
+  }
+  const parsed = parse(text);
+  if (!parsed.ok) return success(readText(text, context));
+  // Gemini CLI parses a JSON string that holds JSON once more (double-encoded output).
+  if (context.dialect === 'gemini' && typeof parsed.value === 'string') {
+    const inner = parse(parsed.value);
+    if (inner.ok && isObject(inner.value)) {
+      const decoded = decodeHookStdout(parsed.value);
+      return decoded.ok ? answer(readObject(decoded.output, inner.value, context)) : result;
+    }
+  }
+  // Valid JSON that is not an object is text to both agents; an object cosh rejects stays rejected.
+  return isObject(parsed.value) ? result : success(readText(text, context));
+};
+
+const answer = (read: Read): HookResult =>
+  read.ok ? success(read.output) : failure('invalid_output', `invalid output: ${read.error}`);
+
+/**
+ * A foreign hook's result as cosh reads it (docs/compat.md). Pure.
+ *
+ * - exit status 2 → `block`, the reason is its stderr (both agents' "blocking error");
+ * - `hookSpecificOutput.permissionDecision` (Claude) → allow / block / ask, with
+ *   `permissionDecisionReason` as the reason;
+ * - `hookSpecificOutput.updatedInput` (Claude) → `hook_specific_output.updated_input`, the whole new
+ *   tool input in cosh's field names (a replacement, not a patch);
+ * - `hookSpecificOutput.tool_input` (Gemini) → the `tool_input` patch, in cosh's field names;
+ * - plain text → context (Claude, UserPromptSubmit and SessionStart) or a message (Gemini);
+ * - `continue: false` → `block` with `stopReason`, flagged in `hook_specific_output`.
+ *
+ * Any other failure (timeout, other exit codes, signals) stays what it is, so `fail_closed` works
+ * as for every hook.
+ */
+export const readForeignAnswer = (result: HookResult, context: AnswerContext): HookResult => {
+  if (result.outcome === 'exit' && 'exitCode' in result && result.exitCode === BLOCKING_EXIT_CODE) {
+    const reason = result.stderr?.trim() ?? '';
+    return success({
+      decision: 'block',
+      reason: reason !== '' ? reason : `hook "${context.hookName}" exited with code ${BLOCKING_EXIT_CODE}`,
+    });
+  }
+  if (result.outcome !== 'ok' && result.outcome !== 'invalid_output') return result;
+  const printed = printedBy(result);
+  if (printed !== undefined) return readPrinted(result, printed, context);
+  // An in-process hook returned an object: no text, no fields beyond cosh's to read.
+  return result.outcome === 'ok' ? answer(readObject(result.output, {}, context)) : result;
+};
+
+/** For tests and in-process hooks: decode one answer object the way the dialect reads it. */
+export const readForeignValue = (value: unknown, context: AnswerContext): HookResult => {
+  const decoded = decodeHookOutputValue(value);
+  if (!decoded.ok) return failure('invalid_output', `invalid output: ${decoded.error}`);
+  return answer(readObject(decoded.output, isObject(value) ? value : {}, context));
+};

@@ -1,0 +1,100 @@
+import type { HookEvent } from '../events/codecs.js';
+import type { EventName } from '../events/names.js';
+import type { ForeignDialect } from './dialect.js';
+import { claudeToolCall, geminiToolCall, type ToolCall } from './tools.js';
+
+type Json = Readonly<Record<string, unknown>>;
+
+/** The event a foreign hook receives, and how a tool input it returns maps back to cosh names. */
+export interface SentEvent {
+  readonly event: Json;
+  /** A tool input in the hook's field names → the event's cosh field names (identity off tool events). */
+  readonly back: (input: Json) => Json;
+}
+
+/** cosh event → Gemini CLI event name (docs/compat.md). */
+export const GEMINI_EVENT_OF: Readonly<Record<EventName, string>> = {
+  PreToolUse: 'BeforeTool',
+  PostToolUse: 'AfterTool',
+  PostToolUseFailure: 'AfterTool',
+  UserPromptSubmit: 'BeforeAgent',
+  SessionStart: 'SessionStart',
+  Stop: 'AfterAgent',
+  BeforeModel: 'BeforeModel',
+  AfterModel: 'AfterModel',
+};
+
+const identity = (input: Json): Json => input;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const toolCallOf = (
+  event: HookEvent,
+  translate: (name: string, input: Json) => ToolCall,
+): ToolCall | undefined =>
+  'tool_name' in event && typeof event.tool_name === 'string' && isObject(event.tool_input)
+    ? translate(event.tool_name, event.tool_input)
+    : undefined;
+
+/**
+ * The event as a Claude Code hook reads it: Claude tool names and `tool_input` fields
+ * (`shell` → `Bash`; `read_file` → `Read` with `file_path`), plus the fields every Claude hook may
+ * read and cosh events may lack (`transcript_path`, `permission_mode`, SessionStart `source`,
+ * Stop `stop_hook_active`). Event names are the same; other fields are kept.
+ */
+export const claudeEvent = (event: HookEvent): SentEvent => {
+  const call = toolCallOf(event, claudeToolCall);
+  const extra: Record<string, unknown> = {};
+  if (event.hook_event_name === 'SessionStart' && !('source' in event && event.source !== undefined))
+    extra['source'] = 'startup';
+  if (
+    event.hook_event_name === 'Stop' &&
+    !('stop_hook_active' in event && event.stop_hook_active !== undefined)
+  )
+    extra['stop_hook_active'] = false;
+  return {
+    event: {
+      ...event,
+      transcript_path: event.transcript_path ?? '',
+      permission_mode:
+        typeof (event as Json)['permission_mode'] === 'string'
+          ? (event as Json)['permission_mode']
+          : 'default',
+      ...extra,
+      ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
+    },
+    back: call?.back ?? identity,
+  };
+};
+
+/**
+ * The event as a Gemini CLI hook reads it: Gemini event names (`PreToolUse` → `BeforeTool`,
+ * `UserPromptSubmit` → `BeforeAgent`, `Stop` → `AfterAgent` with `prompt_response`), Gemini tool
+ * names (`shell` → `run_shell_command`); a failed tool is an `AfterTool` whose `tool_response`
+ * holds the `error`, as Gemini reports it.
+ */
+export const geminiEvent = (event: HookEvent): SentEvent => {
+  const call = toolCallOf(event, geminiToolCall);
+  const extra: Record<string, unknown> = { hook_event_name: GEMINI_EVENT_OF[event.hook_event_name] };
+  if (event.hook_event_name === 'PostToolUseFailure') extra['tool_response'] = { error: event.error };
+  if (event.hook_event_name === 'Stop') {
+    extra['prompt'] = typeof (event as Json)['prompt'] === 'string' ? (event as Json)['prompt'] : '';
+    extra['prompt_response'] = event.last_assistant_message ?? '';
+    extra['stop_hook_active'] = event.stop_hook_active ?? false;
+  }
+  if (event.hook_event_name === 'SessionStart' && event.source === undefined) extra['source'] = 'startup';
+  return {
+    event: {
+      ...event,
+      transcript_path: event.transcript_path ?? '',
+      ...extra,
+      ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
+    },
+    back: call?.back ?? identity,
+  };
+};
+
+/** The event a hook of `dialect` receives. */
+export const sentEvent = (dialect: ForeignDialect, event: HookEvent): SentEvent =>
+  dialect === 'claude' ? claudeEvent(event) : geminiEvent(event);

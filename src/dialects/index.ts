@@ -1,0 +1,6 @@
+export * from './dialect.js';
+export * from './tools.js';
+export * from './events.js';
+export * from './answer.js';
+export * from './env.js';
+export * from './import.js';

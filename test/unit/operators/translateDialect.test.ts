@@ -1,0 +1,156 @@
+import { defer, from, map, of, type Observable } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { runHooks, translateDialect } from '../../../operators/index.js';
+import type { HookEvent } from '../../../src/events/index.js';
+import type { HookEmission } from '../../../src/exec/port.js';
+import { failure, type HookResult, type HookRun } from '../../../src/protocol/index.js';
+import { withPrinted } from '../../../src/protocol/printed.js';
+import { defineHooks } from '../../../src/registry/index.js';
+import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
+
+const pre: HookEvent = {
+  hook_event_name: 'PreToolUse',
+  session_id: 's',
+  cwd: '/',
+  timestamp: '2026-07-01T10:00:00Z',
+  tool_name: 'read_file',
+  tool_input: { absolute_path: '/w/.env' },
+};
+
+const exit2 = (stderr: string): HookResult => failure('exit', 'exited with code 2', { exitCode: 2, stderr });
+
+/** What a hook answers, and the events it was given, in order. */
+const recording = (answer: (event: HookEvent) => Observable<HookEmission>) => {
+  const seen: Record<string, unknown>[] = [];
+  return {
+    seen,
+    behaviour: (event: HookEvent) => {
+      seen.push(event as unknown as Record<string, unknown>);
+      return answer(event);
+    },
+  };
+};
+
+const brief = (run: HookRun) =>
+  `${run.hook.name}:${run.result.outcome}:${run.effective.decision}:${run.effective.reason ?? ''}`;
+
+describe('translateDialect', () => {
+  it('a claude hook gets the Claude event; its exit 2 is a block with the stderr reason', () => {
+    const scheduler = createTestScheduler();
+    const guard = recording(() => scheduler.createColdObservable('---x|', { x: exit2('no secrets\n') }));
+    scheduler.run(({ expectObservable }) => {
+      const out = from([commandHook('guard', { dialect: 'claude' })]).pipe(
+        runHooks(pre, { executor: fakeExecutor({ guard: guard.behaviour }), scheduler }),
+      );
+      expectObservable(out.pipe(map(brief))).toBe('---(b|)', { b: 'guard:ok:block:no secrets' });
+    });
+    expect(guard.seen).toStrictEqual([
+      {
+        ...pre,
+        tool_name: 'Read',
+        tool_input: { file_path: '/w/.env' },
+        transcript_path: '',
+        permission_mode: 'default',
+      },
+    ]);
+  });
+
+  it('a cosh hook gets the very event object, and exit 2 stays a failure', () => {
+    const scheduler = createTestScheduler();
+    const plain = recording(() => of(exit2('no')));
+    scheduler.run(({ expectObservable }) => {
+      const out = from([commandHook('plain')]).pipe(
+        runHooks(pre, { executor: fakeExecutor({ plain: plain.behaviour }), scheduler }),
+      );
+      expectObservable(out.pipe(map(brief))).toBe('(p|)', { p: 'plain:exit:none:' });
+    });
+    expect(plain.seen[0]).toBe(pre);
+  });
+
+  it('a timeout stays a timeout, and the hook is unsubscribed at its deadline', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const slow = cold('------x|', { x: exit2('late') });
+      const out = from([commandHook('slow', { dialect: 'gemini', timeoutMs: 3 })]).pipe(
+        runHooks(pre, { executor: fakeExecutor({ slow }), scheduler }),
+      );
+      expectObservable(out.pipe(map(brief))).toBe('---(t|)', { t: 'slow:timeout:none:' });
+      expectSubscriptions(slow.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('unsubscribing cancels the wrapped run', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const hook = cold('-----x|', { x: results.allow() });
+      const out = translateDialect(
+        commandHook('h', { dialect: 'claude' }),
+        pre,
+        () => hook as Observable<HookResult>,
+      );
+      expectObservable(out, '--!').toBe('--');
+      expectSubscriptions(hook.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('translates nothing before subscription', () => {
+    let runs = 0;
+    const out = translateDialect(commandHook('h', { dialect: 'claude' }), pre, () => {
+      runs += 1;
+      return of(results.none());
+    });
+    expect(runs).toBe(0);
+    out.subscribe();
+    expect(runs).toBe(1);
+  });
+
+  it('reads a printed Claude answer: permissionDecision deny', () => {
+    const scheduler = createTestScheduler();
+    const stdout =
+      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"secrets"}}';
+    const answer = () =>
+      defer(() =>
+        of(withPrinted(results.none({ hookSpecificOutput: JSON.parse(stdout).hookSpecificOutput }), stdout)),
+      );
+    scheduler.run(({ expectObservable }) => {
+      const out = from([commandHook('g', { dialect: 'claude' })]).pipe(
+        runHooks(pre, { executor: fakeExecutor({ g: answer }), scheduler }),
+      );
+      expectObservable(out.pipe(map(brief))).toBe('(g|)', { g: 'g:ok:block:secrets' });
+    });
+  });
+
+  it('in-process hooks speak a dialect too: Claude event in, continue:false read from the returned value', async () => {
+    const seen: HookEvent[] = [];
+    const registry = defineHooks({
+      PreToolUse: [
+        {
+          name: 'fn',
+          dialect: 'claude',
+          run: (event) => {
+            seen.push(event);
+            return Promise.resolve({ continue: false, stopReason: 'Quota reached' });
+          },
+        },
+      ],
+    });
+    const scheduler = createTestScheduler();
+    const runs: HookRun[] = [];
+    await new Promise<void>((done) =>
+      from(registry.PreToolUse)
+        .pipe(runHooks(pre, { executor: fakeExecutor({}), scheduler }))
+        .subscribe({ next: (run) => runs.push(run), complete: done }),
+    );
+    expect((seen[0] as unknown as Record<string, unknown>)['tool_name']).toBe('Read');
+    expect(runs.map((run) => run.result)).toStrictEqual([
+      {
+        outcome: 'ok',
+        output: {
+          decision: 'block',
+          reason: 'Quota reached',
+          hookSpecificOutput: { continue: false, stop_reason: 'Quota reached' },
+        },
+      },
+    ]);
+  });
+});

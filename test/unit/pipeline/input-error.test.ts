@@ -1,0 +1,55 @@
+import { describe, it } from 'vitest';
+import { JsonLine } from '../../../src/events/index.js';
+import { hookPipeline } from '../../../src/pipeline/index.js';
+import { defineHooks } from '../../../src/registry/index.js';
+import { createTestScheduler, fakeExecutor, testDeps } from '../../../src/testing/index.js';
+
+/** A tool event no hook matches: its decision needs no hook and comes out in the frame it arrives. */
+const unmatched = {
+  hook_event_name: 'PreToolUse',
+  session_id: 's',
+  cwd: '/',
+  timestamp: '2026-07-01T10:00:00Z',
+  tool_use_id: 't1',
+  tool_name: 'read_file',
+  tool_input: {},
+};
+const registry = defineHooks({ PreToolUse: [{ name: 'shell-only', command: 'x', matcher: '^shell$' }] });
+
+const decision = {
+  type: 'hook_decision',
+  seq: 1,
+  hook_event_name: 'PreToolUse',
+  session_id: 's',
+  tool_use_id: 't1',
+  decision: 'none',
+  hooks: [],
+};
+const hookError = { type: 'hook_error', line: 2, message: 'not JSON: Unexpected end of JSON input' };
+const broken = new Error('stdin failed');
+
+describe('hookPipeline: an error of input$', () => {
+  it('is passed on after the lines owed before it, on output$ and on each filtered stream', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const input = hot('--a--x--#', { a: unmatched, x: new JsonLine(2, '') }, broken);
+      const inputSubs = '^-------!';
+      const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
+      expectObservable(streams.output$).toBe('--d--e--#', { d: decision, e: hookError }, broken);
+      expectObservable(streams.decisions$).toBe('--d-----#', { d: decision }, broken);
+      expectObservable(streams.errors$).toBe('-----e--#', { e: hookError }, broken);
+      expectObservable(streams.notifications$).toBe('--------#', undefined, broken);
+      // One run of the engine for all four streams: input$ is subscribed once.
+      expectSubscriptions(input.subscriptions).toBe(inputSubs);
+    });
+  });
+
+  it('an error as the first thing input$ does is passed on at once', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const input = cold('#', undefined, broken);
+      const { output$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
+      expectObservable(output$).toBe('#', undefined, broken);
+    });
+  });
+});
