@@ -29,6 +29,18 @@ const helperScript = (): string => {
   return fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
 };
 
+/**
+ * The helper's own environment (each hook gets its full environment with its spawn request):
+ * without NODE_OPTIONS, so a host's `--require` of an agent or a large heap flag does not load
+ * into the helper (or write to its stdout, which is the wire); an Electron host runs it as Node.
+ */
+const helperEnvironment = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env['NODE_OPTIONS'];
+  if (process.versions['electron'] !== undefined) env['ELECTRON_RUN_AS_NODE'] = '1';
+  return env;
+};
+
 /** Bytes of the helper's own stderr kept for the message when it dies. */
 const HELPER_STDERR_BYTES = 2048;
 
@@ -64,7 +76,7 @@ class Helper {
         // The helper needs little memory; a small heap keeps its own forks cheap.
         args: ['--max-old-space-size=64', helperScript()],
         cwd: process.cwd(),
-        env: process.env,
+        env: helperEnvironment(),
       },
       {
         started: () => undefined,
