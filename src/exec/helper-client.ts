@@ -299,6 +299,12 @@ const residentBytes = (): number => {
 
 /** The spawner an executor uses for `mode`. */
 export const spawnerFor = (mode: SpawnHelperMode, minRss: number): Spawner => {
+  if (mode !== 'auto' && mode !== 'always' && mode !== 'never') {
+    throw new RangeError(`spawnHelper must be 'auto', 'always' or 'never', got ${String(mode)}`);
+  }
+  if (typeof minRss !== 'number' || !(minRss >= 0) || !Number.isFinite(minRss)) {
+    throw new RangeError(`spawnHelperMinRss must be a number of bytes >= 0, got ${String(minRss)}`);
+  }
   if (mode === 'always') return helperSpawner;
   if (mode === 'never') return startProcess;
   return (spec, listener) =>

@@ -22,6 +22,7 @@ import { allProcesses, isGone, liveGroupMembers, procStat, waitFor } from '../so
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
 const HOST = fileURLToPath(new URL('../fixtures/hosts/helper-host.mjs', import.meta.url));
+const MODE_HOST = fileURLToPath(new URL('../fixtures/hosts/mode-host.mjs', import.meta.url));
 const IDLE_HOST = fileURLToPath(new URL('../fixtures/hosts/idle-host.mjs', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
 const scratch = mkdtempSync(join(tmpdir(), 'cosh-helper-'));
@@ -280,5 +281,31 @@ describe('spawn helper: when it is used', () => {
     // The hook goes through sh -c: its parent is whoever spawned it.
     expect(await run({ spawnHelper: 'never' })).toBe(process.pid);
     expect(await run({ spawnHelper: 'auto', spawnHelperMinRss: 0 })).toBe(await oneHelperOf(process.pid));
+  });
+
+  /** Runs mode-host.mjs and returns what it printed. */
+  const modeHost = async (ballastMb: number, minRss?: number) => {
+    const host = spawn(process.execPath, [MODE_HOST, String(ballastMb), String(minRss ?? 'default')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    leftovers.add(host.pid!);
+    const out: Buffer[] = [];
+    host.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    const code = await new Promise<number | null>((resolve) => host.on('close', resolve));
+    expect(code).toBe(0);
+    return JSON.parse(Buffer.concat(out).toString()) as { host: number; rssMb: number; hookParent: number };
+  };
+
+  it("by default ('auto', 256 MiB): a small host spawns directly, a host over 256 MiB of RSS through the helper", async () => {
+    const small = await modeHost(0);
+    expect(small.rssMb).toBeLessThan(256);
+    expect(small.hookParent).toBe(small.host);
+    const large = await modeHost(320);
+    expect(large.rssMb).toBeGreaterThanOrEqual(256);
+    expect(large.hookParent).not.toBe(large.host);
+    // The helper was the hook's parent; it is gone with its host.
+    expect(await waitFor(() => isGone(large.hookParent), 5000)).toBe(true);
+    const lowered = await modeHost(0, 1);
+    expect(lowered.hookParent).not.toBe(lowered.host);
   });
 });
