@@ -41,6 +41,9 @@ const helperEnvironment = (): NodeJS.ProcessEnv => {
   return env;
 };
 
+/** How long the helper's last frames are read after it exited, at most. */
+const EXIT_DRAIN_MS = 100;
+
 /** Bytes of the helper's own stderr kept for the message when it dies. */
 const HELPER_STDERR_BYTES = 2048;
 
@@ -68,6 +71,7 @@ class Helper {
   private stderrTail = '';
   private ended = false;
   private referenced = false;
+  private exitReason: string | undefined;
 
   constructor(private readonly onEnd: (helper: Helper) => void) {
     this.handle = startProcess(
@@ -85,15 +89,14 @@ class Helper {
         stderr: (chunk) => {
           this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-HELPER_STDERR_BYTES);
         },
-        exit: (code, signal) =>
-          this.end(
-            helperGone(
-              `exited ${signal !== null ? `by signal ${signal}` : `with code ${String(code)}`}${
-                this.stderrTail.trim() === '' ? '' : `: ${this.stderrTail.trim().split('\n')[0] ?? ''}`
-              }`,
-            ),
-          ),
-        close: () => this.end(helperGone('closed its pipes')),
+        // Frames it wrote before it died are still in the pipe: they are read until `close`, so a
+        // hook that finished just before is reported as it ended, not as lost. `close` follows at
+        // once (hooks never inherit the helper's pipes); the timer is only a bound.
+        exit: (code, signal) => {
+          this.exitReason = `exited ${signal !== null ? `by signal ${signal}` : `with code ${String(code)}`}`;
+          setTimeout(() => this.end(this.death()), EXIT_DRAIN_MS).unref();
+        },
+        close: () => this.end(this.death()),
         lost: () => undefined,
       },
     );
@@ -138,6 +141,12 @@ class Helper {
       ref: () => undefined,
     };
   };
+
+  /** Why the helper is gone: how it exited, and the first line of what it wrote to stderr. */
+  private death(): Error {
+    const said = this.stderrTail.trim().split('\n')[0] ?? '';
+    return helperGone(`${this.exitReason ?? 'closed its pipes'}${said === '' ? '' : `: ${said}`}`);
+  }
 
   private forget(id: number): void {
     this.remotes.delete(id);
