@@ -267,7 +267,13 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
             ownGroup(pid, () => started.release());
           },
           notStarted: (error) => {
-            if (!live()) return;
+            if (current !== attempt) return;
+            if (settled) {
+              // Cancelled before it was known not to start: the slot it held is free now.
+              exited = true;
+              giveSlot();
+              return;
+            }
             handle = undefined;
             if (REFUSALS.has(errorCode(error) ?? '')) {
               // The system refused a process or a pipe for now: first in line again (SPEC §4.2).

@@ -126,8 +126,8 @@ class Helper {
       detach: () => {
         if (!open) return;
         open = false;
+        // Kept until its end is reported (`exit` or `notStarted`, as for a direct spawn).
         remote.detached = true;
-        if (remote.pid !== undefined) this.forget(id);
         this.send(frame(DETACH, id));
       },
       flow: () => undefined,
@@ -177,13 +177,17 @@ class Helper {
     const remote = this.remotes.get(id);
     if (remote === undefined) return;
     const { listener } = remote;
+    // Detached: only its start (to kill it) and its end (`exit`, `notStarted`) still matter.
+    if (remote.detached && (type === STDOUT || type === STDERR || type === CLOSE)) {
+      if (type === CLOSE) this.forget(id);
+      return;
+    }
     switch (type) {
       case STARTED: {
         const pid = payload.readUInt32BE(0);
         remote.pid = pid;
         if (remote.detached) {
           // Cancelled before it was known to start: nobody will kill it otherwise.
-          this.forget(id);
           signalGroup(pid, 'SIGKILL');
           return;
         }
@@ -192,7 +196,6 @@ class Helper {
       }
       case NOT_STARTED: {
         this.forget(id);
-        if (remote.detached) return;
         const { code, message } = JSON.parse(payload.toString('utf8')) as { code?: string; message: string };
         listener.notStarted(Object.assign(new Error(message), code === undefined ? {} : { code }));
         return;
@@ -208,6 +211,7 @@ class Helper {
           code: number | null;
           signal: NodeJS.Signals | null;
         };
+        if (remote.detached) this.forget(id);
         listener.exit(code, signal);
         return;
       }
@@ -234,10 +238,12 @@ class Helper {
     this.remotes.clear();
     for (const remote of remotes) {
       if (remote.pid === undefined) {
-        if (!remote.detached) remote.listener.notStarted(error);
+        remote.listener.notStarted(error);
       } else {
         signalGroup(remote.pid, 'SIGKILL');
-        if (!remote.detached) remote.listener.lost(`${reason} while the hook ran`);
+        // A detached one only waits for its end: that is now (its group was just killed).
+        if (remote.detached) remote.listener.exit(null, 'SIGKILL');
+        else remote.listener.lost(`${reason} while the hook ran`);
       }
     }
   }

@@ -44,7 +44,10 @@ export interface ProcessHandle {
   write(data: string | Buffer): void;
   /** Closes its stdin after `data`. */
   end(data?: string | Buffer): void;
-  /** Stops reading and closes every pipe end of ours; no more callbacks come. */
+  /**
+   * Stops reading and closes every pipe end of ours. Only the end of the process is still
+   * reported, once: `exit` if it started (when it exits), else `notStarted`; no output, no `close`.
+   */
   detach(): void;
   /** Pauses (false) or resumes (true) reading its stdout and stderr: backpressure. */
   flow(on: boolean): void;
@@ -129,10 +132,13 @@ const detachChild = (child: ChildProcess): void => {
  */
 export const startProcess: Spawner = (spec, listener) => {
   let child: ChildProcess | undefined;
-  let done = false;
+  /** `detach` was called: no more output, no `close`. */
+  let detached = false;
+  /** `notStarted` or `close` was reported: nothing more at all. */
+  let finished = false;
   const fail = (error: unknown) => {
-    if (done) return;
-    done = true;
+    if (finished) return;
+    finished = true;
     noteRefusal(error);
     if (child !== undefined) detachChild(child);
     listener.notStarted(error);
@@ -148,7 +154,7 @@ export const startProcess: Spawner = (spec, listener) => {
   } catch (error) {
     // Synchronous refusals by Node: a NUL byte in the command, E2BIG, and the like.
     setImmediate(() => fail(error));
-    return notRunning(() => (done = true));
+    return notRunning(() => (detached = true));
   }
   const spawned = child;
   // Node reports a process that could not start with `error` and no `exit`; for EMFILE and ENFILE
@@ -160,35 +166,36 @@ export const startProcess: Spawner = (spec, listener) => {
   const pid = spawned.pid;
   if (pid === undefined || stdin === null || stdout === null || stderr === null) {
     // Not started: the `error` above follows. A refused attempt with pipes closes too: not the end.
-    return notRunning(() => (done = true));
+    return notRunning(() => (detached = true));
   }
   stdin.on('error', ignore);
   stdout.on('error', ignore);
   stderr.on('error', ignore);
   stdout.on('data', (chunk: Buffer) => {
-    if (!done) listener.stdout(chunk);
+    if (!detached) listener.stdout(chunk);
   });
   stderr.on('data', (chunk: Buffer) => {
-    if (!done) listener.stderr(chunk);
+    if (!detached) listener.stderr(chunk);
   });
+  // Reported even after `detach`: the caller counts running processes by it.
   spawned.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-    if (!done) listener.exit(code, signal);
+    if (!finished) listener.exit(code, signal);
   });
   spawned.once('close', () => {
-    if (done) return;
-    done = true;
+    if (finished || detached) return;
+    finished = true;
     listener.close();
   });
   listener.started(pid);
   return {
     write: (data) => {
-      if (!done && stdin.writable) stdin.write(data);
+      if (!detached && stdin.writable) stdin.write(data);
     },
     end: (data) => {
-      if (!done && stdin.writable) stdin.end(data);
+      if (!detached && stdin.writable) stdin.end(data);
     },
     detach: () => {
-      done = true;
+      detached = true;
       detachChild(spawned);
     },
     flow: (on) => {

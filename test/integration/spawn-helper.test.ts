@@ -12,7 +12,7 @@ import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
 import type { CommandHook } from '../../src/registry/hook.js';
 import { commandHook } from '../../src/testing/index.js';
-import { allProcesses, isGone, liveGroupMembers, procStat, waitFor } from '../soak/procfs.js';
+import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../soak/procfs.js';
 
 /*
  * The spawn helper (issue 13 item 2, docs/execution.md "The spawn helper"): hook processes started
@@ -268,6 +268,81 @@ describe('spawn helper: process lifetime', () => {
       output: { decision: 'allow' },
     });
   });
+});
+
+describe.each(['always', 'never'] as const)('spawnHelper %s: nothing leaks', (mode) => {
+  it('a cancelled hook gives its slot back: with maxProcesses 1, the next hook runs', async () => {
+    const executor = execaExecutor({ spawnHelper: mode, maxProcesses: 1, killGraceMs: 100 });
+    for (let round = 0; round < 3; round++) {
+      await new Promise<void>((resolve) => {
+        const subscription = executor(hook(`echo started >&2; sleep 10`), event()).subscribe((emission) => {
+          if ('progress' in emission && emission.progress === 'stderr') {
+            queueMicrotask(() => subscription.unsubscribe());
+            resolve();
+          }
+        });
+      });
+    }
+    const next = firstValueFrom(executor(hook(fixture('allow.sh')), event()).pipe(resultOnly()));
+    const bound = new Promise((resolve) =>
+      setTimeout(() => resolve('still waiting for a slot'), 10_000).unref(),
+    );
+    expect(await Promise.race([next, bound])).toStrictEqual({ outcome: 'ok', output: { decision: 'allow' } });
+  });
+
+  it('400 hooks, 4 at a time, with exits, bad output and cancellations: no descriptor or process left in the host or the helper', async () => {
+    const executor = execaExecutor({ spawnHelper: mode, killGraceMs: 100 });
+    const ok = hook(fixture('allow.sh'));
+    await firstValueFrom(executor(ok, event()).pipe(resultOnly()));
+    const spawner = mode === 'always' ? await oneHelperOf(process.pid) : process.pid;
+    const helpers = new Set(helpersOf(process.pid).map((stat) => stat.pid));
+    const children = () => allProcesses().filter((stat) => stat.ppid === spawner && !helpers.has(stat.pid));
+    // Settle: hooks of earlier tests may still be reaped.
+    await waitFor(() => children().length === 0, 5000);
+    const before = { host: openFds('self'), spawner: openFds(spawner) };
+    const kinds = [
+      ok,
+      hook(fixture('exit2.sh')),
+      hook(fixture('invalid-json.sh')),
+      hook(`echo started >&2; sleep 10`),
+    ];
+    const outcomes = new Map<string, number>();
+    const one = async (index: number) => {
+      const kind = kinds[index % 10 === 9 ? 3 : index % 10 === 8 ? 1 : index % 10 === 7 ? 2 : 0]!;
+      if (kind === kinds[3]) {
+        // Cancelled once it has started (its stderr line came): the group is killed.
+        await new Promise<void>((resolve) => {
+          const subscription = executor(kind, event()).subscribe((emission) => {
+            if ('progress' in emission && emission.progress === 'stderr') {
+              queueMicrotask(() => subscription.unsubscribe());
+              outcomes.set('cancelled', (outcomes.get('cancelled') ?? 0) + 1);
+              resolve();
+            }
+          });
+        });
+        return;
+      }
+      const result = await firstValueFrom(executor(kind, event()).pipe(resultOnly()));
+      outcomes.set(result.outcome, (outcomes.get(result.outcome) ?? 0) + 1);
+    };
+    for (let start = 0; start < 400; start += 4) {
+      await Promise.all([0, 1, 2, 3].map((offset) => one(start + offset)));
+    }
+    expect(Object.fromEntries(outcomes)).toStrictEqual({
+      ok: 280,
+      exit: 40,
+      invalid_output: 40,
+      cancelled: 40,
+    });
+    // The cancelled groups get their SIGKILL after the 100 ms grace.
+    expect(await waitFor(() => children().filter((stat) => stat.state !== 'Z').length === 0, 5000)).toBe(
+      true,
+    );
+    expect(
+      await waitFor(() => openFds('self') === before.host && openFds(spawner) === before.spawner, 5000),
+    ).toBe(true);
+    expect(new Set(helpersOf(process.pid).map((stat) => stat.pid))).toStrictEqual(helpers);
+  }, 120_000);
 });
 
 describe('spawn helper: when it is used', () => {
