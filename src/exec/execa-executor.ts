@@ -7,7 +7,8 @@ import { ownGroup, releaseGroup, signalGroup } from './groups.js';
 import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
 import { hookEnvironment } from './hook-env.js';
 import { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
-import type { HookExecutor, RunScopedExecutor } from './port.js';
+import { hookExecutor } from './hook-executor.js';
+import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 import type { ProcessHandle, Spawner } from './spawn.js';
 
@@ -170,7 +171,7 @@ const notStarted = (file: string, error: unknown): Termination => {
  *
  * Processes start through `spawn`: `startProcess` directly, or the spawn helper (`spawnHelper`).
  */
-const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookExecutor => {
+const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): CommandExecutor => {
   const settings = { ...DEFAULTS, ...options };
   if (!Number.isSafeInteger(settings.maxProcesses) || settings.maxProcesses < 1) {
     throw new RangeError(`maxProcesses must be a positive integer, got ${String(settings.maxProcesses)}`);
@@ -349,10 +350,10 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): HookEx
 };
 
 /**
- * The real executor: every command hook as a process per event (above), except hooks with
- * `persistent: true`, answered by one long-running process per hook and run (`./persistent.ts`,
- * SPEC §8). The result is run-scoped: `hookPipeline` opens it per run and ends its processes with
- * the run.
+ * The real executor, for every hook kind: a command hook as a process per event (above), except
+ * hooks with `persistent: true`, answered by one long-running process per hook and run
+ * (`./persistent.ts`, SPEC §8); a function hook in process (`hookExecutor`). The result is
+ * run-scoped: `hookPipeline` opens it per run and ends its processes with the run.
  *
  * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
  */
@@ -363,5 +364,5 @@ export const execaExecutor = (
     options.spawnHelper ?? 'auto',
     options.spawnHelperMinRss ?? DEFAULT_SPAWN_HELPER_MIN_RSS,
   );
-  return withPersistentHooks(perEventExecutor(options, spawn), options, spawn);
+  return hookExecutor(withPersistentHooks(perEventExecutor(options, spawn), options, spawn));
 };
