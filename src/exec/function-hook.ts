@@ -23,12 +23,9 @@ const classify = (value: unknown): HookResult => {
 export const runFunctionHook = (hook: FunctionHook, event: HookEvent): Observable<HookResult> =>
   defer(() => {
     const returned: unknown = hook.run(event);
-    const value$: Observable<unknown> = isObservable(returned)
-      ? returned.pipe(take(1))
-      : isPromiseLike(returned)
-        ? from(returned)
-        : of(returned);
-    return value$.pipe(map(classify));
+    if (isObservable(returned)) return returned.pipe(take(1), map(classify));
+    if (isPromiseLike(returned)) return from(returned).pipe(map(classify));
+    return of(classify(returned));
   });
 
 /** The failure for a function hook that threw, rejected or errored. */
