@@ -15,7 +15,7 @@ export type Job = MatchedEvent | RejectedInput;
 export const matchJob =
   (registry: Registry) =>
   (item: Admitted): Job =>
-    // A literal, not a spread: this runs for every event, and spreads are slow on mixed shapes.
+    // A literal: `{ ...item, chain }` made row 3a (events without hooks) 1.75× slower in Node 20.
     item.kind === 'event'
       ? { kind: 'event', seq: item.seq, event: item.event, chain: chainFor(registry, item.event) }
       : item;

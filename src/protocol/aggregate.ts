@@ -73,24 +73,34 @@ const mergeSpecific = (
   return { ...deepMerge(earlier, next), [REPLACEMENT]: next[REPLACEMENT] };
 };
 
+// Each report is one object literal: `{ ...base, key }` (a spread followed by more keys) measured
+// ~40× slower in Node 20 and cost ~1.2 µs of row 4a's ~4 µs per hook.
 const reportOf = (run: HookRun): HookReport => {
-  const { result } = run;
-  const base = { name: run.hook.name, source: run.hook.source, duration_ms: run.durationMs };
+  const { hook, result, durationMs } = run;
   if (result.outcome === 'ok') {
-    return {
-      ...base,
-      decision: result.output.decision,
-      outcome: 'ok',
-      ...(result.note !== undefined && { message: result.note }),
-    };
+    const { decision } = result.output;
+    return result.note === undefined
+      ? { name: hook.name, source: hook.source, duration_ms: durationMs, decision, outcome: 'ok' }
+      : {
+          name: hook.name,
+          source: hook.source,
+          duration_ms: durationMs,
+          decision,
+          outcome: 'ok',
+          message: result.note,
+        };
   }
-  return {
-    ...base,
-    ...(run.effective.decision === 'block' && { decision: 'block' as const }),
-    outcome: result.outcome,
-    message: result.message,
-  };
+  const { outcome, message } = result;
+  return run.effective.decision === 'block'
+    ? { name: hook.name, source: hook.source, duration_ms: durationMs, decision: 'block', outcome, message }
+    : { name: hook.name, source: hook.source, duration_ms: durationMs, outcome, message };
 };
+
+const skippedReport = (hook: HookIdentity): HookReport => ({
+  name: hook.name,
+  source: hook.source,
+  outcome: 'skipped',
+});
 
 /**
  * Folds the hooks that ran (in chain order) and the ones skipped after a block into the final
@@ -122,9 +132,6 @@ export const aggregate = (runs: readonly HookRun[], skipped: readonly HookIdenti
     ...(systemMessage !== undefined && { systemMessage }),
     ...(contexts.length > 0 && { additionalContext: contexts.join('\n') }),
     ...(specific !== undefined && { hookSpecificOutput: specific }),
-    hooks: [
-      ...runs.map(reportOf),
-      ...skipped.map((hook): HookReport => ({ name: hook.name, source: hook.source, outcome: 'skipped' })),
-    ],
+    hooks: runs.map(reportOf).concat(skipped.map(skippedReport)),
   };
 };

