@@ -1,6 +1,7 @@
 import { decodeEvent, type EventDefaults } from './decode.js';
 import type { HookEvent } from './codecs.js';
-import { describeThrown } from './untrusted.js';
+import { describeThrown, parseJson } from './untrusted.js';
+import { err, ok, type Result } from '../result.js';
 
 /** One line of JSONL input, for hosts that hand the engine raw text (the CLI does). */
 export class JsonLine {
@@ -16,43 +17,54 @@ export class JsonLine {
   ) {}
 }
 
+/**
+ * One input item past the engine's edge (`parseLines`): the value to check as an event, or why
+ * there is none (a line that is not JSON, not UTF-8 or too long). `line` is set when the item came
+ * as a line of JSONL text, and a rejected item is then reported by its line number.
+ */
+export interface EventInput {
+  readonly value: Result<unknown>;
+  readonly line?: number;
+}
+
 /** What the engine made of one input item. */
 export type Admission =
   | { readonly kind: 'event'; readonly event: HookEvent }
   | { readonly kind: 'rejected'; readonly message: string; readonly line?: number };
 
-const parseLine = (input: JsonLine): { ok: true; value: unknown } | { ok: false; message: string } => {
+const readLine = (input: JsonLine): EventInput => {
+  if (input.problem !== undefined) return { line: input.line, value: err(input.problem) };
+  const parsed = parseJson(input.text);
+  return { line: input.line, value: parsed.ok ? parsed : err(`not JSON: ${parsed.error}`) };
+};
+
+/**
+ * The engine's edge for one item: a `JsonLine` is parsed, anything else is an event value as the
+ * host gave it. The only place that tells a line from a value. Never throws: a Proxy whose
+ * `getPrototypeOf` trap throws is an item that cannot be read.
+ */
+export const readInput = (item: unknown): EventInput => {
   try {
-    return { ok: true, value: JSON.parse(input.text) };
+    return item instanceof JsonLine ? readLine(item) : { value: ok(item) };
   } catch (error) {
-    return { ok: false, message: `not JSON: ${(error as Error).message}` };
+    return { value: err(`event: cannot be read: ${describeThrown(error)}`) };
   }
 };
 
 /**
- * Admits one input item (an event value or a `JsonLine`) or says why not. Never throws: a host's
- * object whose getter throws, or a Proxy that throws, is rejected like any invalid event.
+ * Admits one input item or says why not. Never throws: a host's object whose getter throws, or a
+ * Proxy that throws, is rejected like any invalid event.
  */
-export const admit = (input: unknown, defaults: EventDefaults): Admission => {
+export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
+  const where = input.line === undefined ? {} : { line: input.line };
+  if (!input.value.ok) return { kind: 'rejected', message: input.value.error, ...where };
+  let decoded: Result<HookEvent>;
   try {
-    return admitUnsafe(input, defaults);
+    decoded = decodeEvent(input.value.value, defaults);
   } catch (error) {
     return { kind: 'rejected', message: `event: cannot be read: ${describeThrown(error)}` };
   }
-};
-
-const admitUnsafe = (input: unknown, defaults: EventDefaults): Admission => {
-  const line = input instanceof JsonLine ? input.line : undefined;
-  const where = line === undefined ? {} : { line };
-  let value = input;
-  if (input instanceof JsonLine) {
-    if (input.problem !== undefined) return { kind: 'rejected', message: input.problem, ...where };
-    const parsed = parseLine(input);
-    if (!parsed.ok) return { kind: 'rejected', message: parsed.message, ...where };
-    value = parsed.value;
-  }
-  const decoded = decodeEvent(value, defaults);
   return decoded.ok
-    ? { kind: 'event', event: decoded.event }
+    ? { kind: 'event', event: decoded.value }
     : { kind: 'rejected', message: decoded.error, ...where };
 };
