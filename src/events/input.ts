@@ -18,14 +18,11 @@ export class JsonLine {
 }
 
 /**
- * One input item past the engine's edge (`parseLines`): the value to check as an event, or why
- * there is none (a line that is not JSON, not UTF-8 or too long). `line` is set when the item came
- * as a line of JSONL text, and a rejected item is then reported by its line number.
+ * One input item past the engine's edge (`parseLines`): a `Result` holding the value to check as
+ * an event, or why there is none (a line that is not JSON, not UTF-8 or too long). `line` is set
+ * when the item came as a line of JSONL text, and a rejected item is then reported by it.
  */
-export interface EventInput {
-  readonly value: Result<unknown>;
-  readonly line?: number;
-}
+export type EventInput = Result<unknown> & { readonly line?: number };
 
 /** What the engine made of one input item. */
 export type Admission =
@@ -33,9 +30,10 @@ export type Admission =
   | { readonly kind: 'rejected'; readonly message: string; readonly line?: number };
 
 const readLine = (input: JsonLine): EventInput => {
-  if (input.problem !== undefined) return { line: input.line, value: err(input.problem) };
+  const { line } = input;
+  if (input.problem !== undefined) return { ...err(input.problem), line };
   const parsed = parseJson(input.text);
-  return { line: input.line, value: parsed.ok ? parsed : err(`not JSON: ${parsed.error}`) };
+  return parsed.ok ? { ...parsed, line } : { ...err(`not JSON: ${parsed.error}`), line };
 };
 
 /**
@@ -45,9 +43,9 @@ const readLine = (input: JsonLine): EventInput => {
  */
 export const readInput = (item: unknown): EventInput => {
   try {
-    return item instanceof JsonLine ? readLine(item) : { value: ok(item) };
+    return item instanceof JsonLine ? readLine(item) : ok(item);
   } catch (error) {
-    return { value: err(`event: cannot be read: ${describeThrown(error)}`) };
+    return err(`event: cannot be read: ${describeThrown(error)}`);
   }
 };
 
@@ -56,15 +54,15 @@ export const readInput = (item: unknown): EventInput => {
  * Proxy that throws, is rejected like any invalid event.
  */
 export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
-  const where = input.line === undefined ? {} : { line: input.line };
-  if (!input.value.ok) return { kind: 'rejected', message: input.value.error, ...where };
+  if (!input.ok) return rejected(input.error, input.line);
   let decoded: Result<HookEvent>;
   try {
-    decoded = decodeEvent(input.value.value, defaults);
+    decoded = decodeEvent(input.value, defaults);
   } catch (error) {
-    return { kind: 'rejected', message: `event: cannot be read: ${describeThrown(error)}` };
+    return rejected(`event: cannot be read: ${describeThrown(error)}`, undefined);
   }
-  return decoded.ok
-    ? { kind: 'event', event: decoded.value }
-    : { kind: 'rejected', message: decoded.error, ...where };
+  return decoded.ok ? { kind: 'event', event: decoded.value } : rejected(decoded.error, input.line);
 };
+
+const rejected = (message: string, line: number | undefined): Admission =>
+  line === undefined ? { kind: 'rejected', message } : { kind: 'rejected', message, line };

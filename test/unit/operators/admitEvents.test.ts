@@ -16,18 +16,18 @@ const stop = (session: string) => ({
 
 /** Items as `parseLines` gives them: event values, and lines with their number. */
 const input = {
-  a: { value: ok(stop('a')) },
-  b: { value: ok(stop('b')) },
-  c: { value: ok(stop('c')) },
+  a: ok(stop('a')),
+  b: ok(stop('b')),
+  c: ok(stop('c')),
   /** Valid, but without cwd and timestamp: both are filled from the defaults. */
-  m: { value: ok({ hook_event_name: 'Stop', session_id: 'm' }) },
+  m: ok({ hook_event_name: 'Stop', session_id: 'm' }),
   /** A valid event that came as line 4. */
-  j: { line: 4, value: ok(stop('j')) },
+  j: { ...ok(stop('j')), line: 4 },
   /** Line 7 held no value: its problem is the message. */
-  x: { line: 7, value: err('not JSON: Unexpected token \'o\', "nope" is not valid JSON') },
-  u: { value: ok({ hook_event_name: 'Stop' }) },
+  x: { ...err('not JSON: Unexpected token \'o\', "nope" is not valid JSON'), line: 7 },
+  u: ok({ hook_event_name: 'Stop' }),
   /** Line 9 is JSON but not an event: rejected by its line too. */
-  n: { line: 9, value: ok({ hook_event_name: 'Nope', session_id: 's' }) },
+  n: { ...ok({ hook_event_name: 'Nope', session_id: 's' }), line: 9 },
 } satisfies Record<string, EventInput>;
 
 const admitted = {

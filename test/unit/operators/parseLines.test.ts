@@ -22,12 +22,12 @@ const input = {
 };
 
 const parsed = {
-  L: { line: 1, value: { ok: true, value: stop } },
-  X: { line: 2, value: { ok: false, error: 'not JSON: Unexpected token \'o\', "nope" is not valid JSON' } },
-  U: { line: 5, value: { ok: false, error: 'not JSON: the line is not valid UTF-8' } },
-  V: { value: { ok: true, value: stop } },
-  N: { value: { ok: true, value: 42 } },
-  A: { line: 9, value: { ok: true, value: [1, 2] } },
+  L: { ok: true, value: stop, line: 1 },
+  X: { ok: false, error: 'not JSON: Unexpected token \'o\', "nope" is not valid JSON', line: 2 },
+  U: { ok: false, error: 'not JSON: the line is not valid UTF-8', line: 5 },
+  V: { ok: true, value: stop },
+  N: { ok: true, value: 42 },
+  A: { ok: true, value: [1, 2], line: 9 },
 } satisfies Record<string, EventInput>;
 
 describe('parseLines', () => {
@@ -84,10 +84,7 @@ describe('parseLines', () => {
     of(hostile, input.l)
       .pipe(parseLines())
       .subscribe({ next: (item) => seen.push(item) });
-    expect(seen).toStrictEqual([
-      { value: { ok: false, error: 'event: cannot be read: proxy boom' } },
-      parsed.L,
-    ]);
+    expect(seen).toStrictEqual([{ ok: false, error: 'event: cannot be read: proxy boom' }, parsed.L]);
   });
 
   it('types: anything in (event values or JsonLines), EventInput out', () => {
@@ -95,7 +92,7 @@ describe('parseLines', () => {
     expectTypeOf(parseLines()).toEqualTypeOf<OperatorFunction<unknown, EventInput>>();
     expectTypeOf(of(new JsonLine(1, '{}'), stop).pipe(parseLines())).toEqualTypeOf<Observable<EventInput>>();
     expectTypeOf<EventInput['line']>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<Extract<EventInput['value'], { ok: false }>['error']>().toEqualTypeOf<string>();
-    expectTypeOf<Extract<EventInput['value'], { ok: true }>['value']>().toEqualTypeOf<unknown>();
+    expectTypeOf<Extract<EventInput, { ok: false }>['error']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<EventInput, { ok: true }>['value']>().toEqualTypeOf<unknown>();
   });
 });
