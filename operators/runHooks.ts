@@ -7,15 +7,14 @@ import {
   map,
   of,
   take,
-  tap,
   timeout,
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
 } from 'rxjs';
 import type { HookEvent } from '../src/events/codecs.js';
-import { exceptionFailure, runFunctionHook } from '../src/exec/function-hook.js';
 import {
+  exceptionFailure,
   isProgress,
   isResult,
   type HookEmission,
@@ -32,6 +31,7 @@ import { translateDialect } from './translateDialect.js';
 
 /** What running hooks needs from the outside world. */
 export interface RunDeps {
+  /** The executor port: runs every hook, command or function (`execaExecutor()`, `fakeExecutor`). */
   readonly executor: HookExecutor;
   readonly scheduler: SchedulerLike;
 }
@@ -42,40 +42,26 @@ const isStderrNotice = (emission: HookEmission): emission is StderrNotice =>
   isProgress(emission) && emission.progress === 'stderr';
 
 /**
- * One hook, as a stream that always emits exactly one `HookResult` and completes. The deadline is
- * `timeout` on the scheduler, armed until the first result or `exited` notice (so the stdout drain
- * after a hook exited in time never turns into a timeout); missing it unsubscribes the hook, which
- * kills its process group, and yields a `timeout` result carrying the stderr line seen so far.
- * Errors and empty completions become failures.
+ * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
+ * executor runs it (`deps.executor`, the port). The deadline is `timeout` on the scheduler, armed
+ * until the first result or `exited` notice (so the stdout drain after a hook exited in time never
+ * turns into a timeout); missing it unsubscribes the hook, which cancels it (a process group is
+ * killed), and yields a `timeout` result carrying the stderr line seen so far. An error or an empty
+ * completion of the executor (which breaks the port's contract) becomes a failure.
  */
-export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> => {
-  // Function hooks report no progress: they skip the stderr bookkeeping (it costs ~1 µs a hook).
-  if (hook.kind === 'function')
-    return runFunctionHook(hook, event).pipe(answerBy(hook, deps, () => undefined));
-  return defer(() => {
+export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
+  defer(() => {
     let stderrFirstLine: string | undefined;
     return deps.executor(hook, event).pipe(
-      tap((emission) => {
-        if (isStderrNotice(emission)) stderrFirstLine = emission.firstLine;
+      // A stderr notice is kept for the timeout's message and goes no further.
+      filter((emission) => {
+        if (!isStderrNotice(emission)) return true;
+        stderrFirstLine = emission.firstLine;
+        return false;
       }),
-      filter((emission) => !isStderrNotice(emission)),
-      answerBy(hook, deps, () => stderrFirstLine),
-    );
-  });
-};
-
-/** The deadline and the error handling every hook gets, whatever runs it. */
-const answerBy =
-  (
-    hook: Hook,
-    deps: RunDeps,
-    stderrFirstLine: () => string | undefined,
-  ): OperatorFunction<HookEmission, HookResult> =>
-  (emissions) =>
-    emissions.pipe(
       timeout({
         first: hook.timeoutMs,
-        with: () => of<HookEmission>(timeoutFailure(hook.timeoutMs, stderrFirstLine())),
+        with: () => of<HookEmission>(timeoutFailure(hook.timeoutMs, stderrFirstLine)),
         scheduler: deps.scheduler,
       }),
       filter(isResult),
@@ -83,6 +69,7 @@ const answerBy =
       defaultIfEmpty<HookResult, HookResult>(failure('exception', 'completed without a result')),
       catchError((error: unknown) => of(exceptionFailure(error))),
     );
+  });
 
 /**
  * Runs the hooks of one event's chain one after another (`concatMap`), each under its own

@@ -53,12 +53,15 @@ export type {
   Registry,
 } from './registry/hook.js';
 
-// Running a command hook: the executor port and the real adapter.
+// Running a hook: the executor port (every hook kind), its composition by kind, the real adapter.
 export { execaExecutor } from './exec/execa-executor.js';
 export type { ExecaExecutorOptions } from './exec/execa-executor.js';
+export { hookExecutor } from './exec/hook-executor.js';
 export { resultOnly } from './exec/port.js';
 export type {
+  CommandExecutor,
   ExecutorRun,
+  FunctionExecutor,
   HookEmission,
   HookExecutor,
   HookProgress,

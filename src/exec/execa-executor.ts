@@ -10,7 +10,8 @@ import { invocationOf } from './command.js';
 import { ownGroup, releaseGroup } from './groups.js';
 import { hookEnvironment } from './hook-env.js';
 import { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
-import type { HookExecutor, RunScopedExecutor } from './port.js';
+import { hookExecutor } from './hook-executor.js';
+import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
@@ -217,7 +218,7 @@ const hasPipes = (child: ChildProcess): child is HookProcess =>
  * exit instead of at the pipes' end. (execa, used before, throws from inside when the system
  * refuses the pipes and leaves the child's `error` event unhandled, which ends the host.)
  */
-const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
+const perEventExecutor = (options: ExecaExecutorOptions): CommandExecutor => {
   const settings = { ...DEFAULTS, ...options };
   if (!Number.isSafeInteger(settings.maxProcesses) || settings.maxProcesses < 1) {
     throw new RangeError(`maxProcesses must be a positive integer, got ${String(settings.maxProcesses)}`);
@@ -402,16 +403,16 @@ const perEventExecutor = (options: ExecaExecutorOptions): HookExecutor => {
 };
 
 /**
- * The real executor: every command hook as a process per event (above), except hooks with
- * `persistent: true`, answered by one long-running process per hook and run (`./persistent.ts`,
- * SPEC §8). The result is run-scoped: `hookPipeline` opens it per run and ends its processes with
- * the run.
+ * The real executor, for every hook kind: a command hook as a process per event (above), except
+ * hooks with `persistent: true`, answered by one long-running process per hook and run
+ * (`./persistent.ts`, SPEC §8); a function hook in process (`hookExecutor`). The result is
+ * run-scoped: `hookPipeline` opens it per run and ends its processes with the run.
  *
  * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
  */
 export const execaExecutor = (
   options: ExecaExecutorOptions & PersistentHookOptions = {},
-): RunScopedExecutor => withPersistentHooks(perEventExecutor(options), options);
+): RunScopedExecutor => hookExecutor(withPersistentHooks(perEventExecutor(options), options));
 
 /**
  * Spawns a hook process: its own process group (`detached`), a pipe on every stdio, the event's

@@ -1,8 +1,7 @@
-import { defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
-import type { HookEvent } from '../events/codecs.js';
+import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
 import { decodeHookOutputValue } from '../protocol/output.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
-import type { FunctionHook } from '../registry/hook.js';
+import { exceptionFailure, type FunctionExecutor } from './port.js';
 
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
@@ -15,22 +14,28 @@ const classify = (value: unknown): HookResult => {
 };
 
 /**
- * Runs an in-process hook. Its return value (plain, Promise or Observable; only the first value of
- * an Observable counts) is validated like stdout, so a function hook cannot smuggle in a decision
- * a command hook could not make. A throw or a rejection is an `exception` failure; the caller turns
- * errors into values, so this may error.
+ * The executor of in-process hooks. A function hook's return value (plain, Promise or Observable;
+ * only the first value of an Observable counts) is validated like stdout, so a function hook cannot
+ * smuggle in a decision a command hook could not make. A throw, a rejection or an error is an
+ * `exception` result: like every executor, this never errors. Nothing to cancel but the returned
+ * Observable, which unsubscribing does; a Promise runs on, its value ignored.
  */
-export const runFunctionHook = (hook: FunctionHook, event: HookEvent): Observable<HookResult> =>
+export const runFunctionHook: FunctionExecutor = (hook, event): Observable<HookResult> =>
   defer(() => {
-    const returned: unknown = hook.run(event);
-    const value$: Observable<unknown> = isObservable(returned)
-      ? returned.pipe(take(1))
-      : isPromiseLike(returned)
-        ? from(returned)
-        : of(returned);
-    return value$.pipe(map(classify));
+    try {
+      const returned: unknown = hook.run(event);
+      if (isObservable(returned))
+        return returned.pipe(
+          take(1),
+          map(classify),
+          catchError((error: unknown) => of(exceptionFailure(error))),
+        );
+      if (isPromiseLike(returned))
+        return from(Promise.resolve(returned).then(classify).catch(exceptionFailure));
+      // The common case, a plain value, is answered without any further operator.
+      return of(classify(returned));
+    } catch (error) {
+      // Thrown by the function, or by a hostile return value's `then` getter.
+      return of(exceptionFailure(error));
+    }
   });
-
-/** The failure for a function hook that threw, rejected or errored. */
-export const exceptionFailure = (error: unknown): HookResult =>
-  failure('exception', `threw: ${error instanceof Error ? error.message : String(error)}`);

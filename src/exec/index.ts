@@ -1,5 +1,7 @@
-/** The public face of the executor: the port, and the real adapter behind it. */
+/** The public face of the executor: the port, its composition by hook kind, and the real adapters. */
 export * from './port.js';
+export { hookExecutor } from './hook-executor.js';
+export { runFunctionHook } from './function-hook.js';
 export { execaExecutor, type ExecaExecutorOptions } from './execa-executor.js';
 export { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
 export { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './persistent-answer.js';

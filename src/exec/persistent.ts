@@ -15,7 +15,7 @@ import {
   tooLargeAnswer,
   type Backoff,
 } from './persistent-answer.js';
-import type { ExecutorRun, HookEmission, HookExecutor, RunScopedExecutor } from './port.js';
+import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from './port.js';
 
 /** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
 export interface PersistentHookOptions {
@@ -510,18 +510,18 @@ class PersistentPool {
  * most one per persistent hook of a run.
  */
 export const withPersistentHooks = (
-  perEvent: HookExecutor,
+  perEvent: CommandExecutor,
   options: PersistentHookOptions = {},
-): RunScopedExecutor => {
+): RunScopedExecutor<CommandExecutor> => {
   const settings = settingsOf(options);
-  const openRun = (): ExecutorRun => {
+  const openRun = (): ExecutorRun<CommandExecutor> => {
     const pool = new PersistentPool(settings);
     return {
       executor: (hook, event) => (hook.persistent ? pool.run(hook, event) : perEvent(hook, event)),
       unsubscribe: () => pool.close(),
     };
   };
-  const executor: HookExecutor = (hook, event) =>
+  const executor: CommandExecutor = (hook, event) =>
     hook.persistent
       ? defer(() => {
           const pool = new PersistentPool(settings);

@@ -1,7 +1,8 @@
 import { filter, type Observable, type OperatorFunction, type Unsubscribable } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
-import type { HookResult } from '../protocol/result.js';
-import type { CommandHook } from '../registry/hook.js';
+import { describeThrown } from '../events/untrusted.js';
+import { failure, type HookResult } from '../protocol/result.js';
+import type { CommandHook, FunctionHook, Hook } from '../registry/hook.js';
 
 /**
  * What a running hook process reports before its result:
@@ -21,31 +22,58 @@ export const isProgress = (emission: HookEmission): emission is HookProgress => 
 export const isResult = (emission: HookEmission): emission is HookResult => !('progress' in emission);
 
 /**
- * The executor port: runs one command hook for one event. Cold (nothing starts before subscribe),
- * emits optional progress notices then exactly one classified result, completes, never errors,
- * and on unsubscribe kills whatever it started. The pipeline only knows this type;
- * `src/exec/execa-executor` is the real one and `cosh-hooks/testing` has a fake.
+ * The executor port: runs one hook, of any kind, for one event. Cold (nothing starts before
+ * subscribe), emits optional progress notices then exactly one classified result, completes, never
+ * errors, and on unsubscribe cancels whatever it started. The operators only know this type:
+ * `execaExecutor()` is the real one (`hookExecutor` composing processes for command hooks with the
+ * in-process runner for function hooks) and `cosh-hooks/testing` has a fake.
  */
-export type HookExecutor = (hook: CommandHook, event: HookEvent) => Observable<HookEmission>;
+export type HookExecutor = (hook: Hook, event: HookEvent) => Observable<HookEmission>;
+
+/**
+ * Runs command hooks only, with the same contract as `HookExecutor`: the process side of the port.
+ * `hookExecutor(commands)` makes it an executor for every hook kind.
+ */
+export type CommandExecutor = (hook: CommandHook, event: HookEvent) => Observable<HookEmission>;
+
+/** Runs function hooks only, with the same contract as `HookExecutor`. */
+export type FunctionExecutor = (hook: FunctionHook, event: HookEvent) => Observable<HookEmission>;
 
 /** Drops progress notices: for callers that only want an executor's result. */
 export const resultOnly = (): OperatorFunction<HookEmission, HookResult> => filter(isResult);
 
-/** One run's view of an executor that keeps processes across events: `unsubscribe` ends them. */
-export interface ExecutorRun extends Unsubscribable {
-  readonly executor: HookExecutor;
+/**
+ * One run's view of an executor that keeps processes across events: `unsubscribe` ends them.
+ * `E` is the executor's kind, every hook kind by default.
+ */
+export interface ExecutorRun<
+  E extends HookExecutor | CommandExecutor | FunctionExecutor = HookExecutor,
+> extends Unsubscribable {
+  readonly executor: E;
 }
 
 /**
  * An executor holding state whose lifetime is one run of the engine (persistent hook processes,
  * SPEC §8). The pipeline calls `openRun` when a run starts and unsubscribes it when the run ends
  * (end of input, unsubscribe, `close()`). Called directly, outside a run, it still works: each
- * call then owns what it starts.
+ * call then owns what it starts. `E` is the executor's kind, every hook kind by default.
  */
-export type RunScopedExecutor = HookExecutor & { readonly openRun: () => ExecutorRun };
+export type RunScopedExecutor<E extends HookExecutor | CommandExecutor | FunctionExecutor = HookExecutor> =
+  E & {
+    readonly openRun: () => ExecutorRun<E>;
+  };
 
 /** The executor for one run: a run-scoped executor's own, or a plain executor as it is. */
-export const openRun = (executor: HookExecutor): ExecutorRun =>
+export const openRun = <E extends HookExecutor | CommandExecutor | FunctionExecutor>(
+  executor: E,
+): ExecutorRun<E> =>
   'openRun' in executor && typeof executor.openRun === 'function'
-    ? (executor as RunScopedExecutor).openRun()
+    ? (executor as RunScopedExecutor<E>).openRun()
     : { executor, unsubscribe: () => undefined };
+
+/**
+ * The failure for a hook run that threw or errored: a function hook that threw or rejected, or an
+ * executor that broke its contract by erroring. Never throws itself, whatever was thrown.
+ */
+export const exceptionFailure = (error: unknown): HookResult =>
+  failure('exception', `threw: ${describeThrown(error)}`);

@@ -2,11 +2,13 @@ import { deepStrictEqual } from 'node:assert';
 import { defer, of, type Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { HookEvent } from '../events/codecs.js';
+import { runFunctionHook } from '../exec/function-hook.js';
+import { hookExecutor } from '../exec/hook-executor.js';
 import type { HookEmission, HookExecutor, HookProgress } from '../exec/port.js';
 import type { HookOutput } from '../protocol/output.js';
 import { failure, success, type FailureKind, type HookResult } from '../protocol/result.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
-import { DEFAULT_TIMEOUT_MS, type CommandHook } from '../registry/hook.js';
+import { DEFAULT_TIMEOUT_MS, type CommandHook, type Hook } from '../registry/hook.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
 
 /** Per hook name: the result stream to play (cold), or a function of the event producing one. */
@@ -14,19 +16,31 @@ export type FakeBehaviours = Readonly<
   Record<string, Observable<HookEmission> | ((event: HookEvent) => Observable<HookEmission>)>
 >;
 
-/**
- * An executor that plays scripted results instead of spawning processes. Each subscription
- * subscribes to the hook's observable, so TestScheduler subscription marbles show exactly when a
- * hook started and when it was cancelled. A hook with no script fails as `spawn`.
- */
-export const fakeExecutor =
-  (behaviours: FakeBehaviours): HookExecutor =>
+/** An executor of one hook kind playing each hook's script, or `unscripted` for a hook without one. */
+const played =
+  <H extends Hook>(
+    behaviours: FakeBehaviours,
+    unscripted: (hook: H, event: HookEvent) => Observable<HookEmission>,
+  ): ((hook: H, event: HookEvent) => Observable<HookEmission>) =>
   (hook, event) =>
     defer(() => {
-      const behaviour = behaviours[hook.name];
-      if (behaviour === undefined) return of(failure('spawn', `no fake behaviour for hook "${hook.name}"`));
+      const behaviour = Object.hasOwn(behaviours, hook.name) ? behaviours[hook.name] : undefined;
+      if (behaviour === undefined) return unscripted(hook, event);
       return typeof behaviour === 'function' ? behaviour(event) : behaviour;
     });
+
+/**
+ * An executor for every hook kind that plays scripted results instead of running hooks. Each
+ * subscription subscribes to the hook's script, so TestScheduler subscription marbles show exactly
+ * when a hook started and when it was cancelled. A command hook with no script fails as `spawn`; a
+ * function hook with no script runs in process, as `execaExecutor()` runs it (its own Observable
+ * runs in virtual time inside `TestScheduler.run`).
+ */
+export const fakeExecutor = (behaviours: FakeBehaviours): HookExecutor =>
+  hookExecutor(
+    played(behaviours, (hook) => of(failure('spawn', `no fake behaviour for hook "${hook.name}"`))),
+    played(behaviours, runFunctionHook),
+  );
 
 /** Hook results for marble values. */
 export const results = {

@@ -113,7 +113,7 @@ describe('recipes: function hooks next to configured ones', () => {
     });
     const configured = registryOf(() => []); // in an application: loadHooks(...).registry
     const registry = concatRegistries(configured, inline);
-    // Function hooks never reach the executor; an application passes execaExecutor() here.
+    // fakeExecutor runs unscripted function hooks in process; an application passes execaExecutor() here.
     const hooks = createDispatcher(registry, defaultDeps(fakeExecutor({})));
     const [sudo, ls, prompt] = await Promise.all([
       hooks.dispatch(shell('t1', 'sudo rm x')),

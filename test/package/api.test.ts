@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 const API: Readonly<Record<string, readonly string[]>> = {
   'cosh-hooks': [
+    'CommandExecutor',
     'CommandHook',
     'ConfigProblem',
     'DEFAULT_SYSTEM_EXTENSIONS_DIR',
@@ -22,6 +23,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'ExecutorRun',
     'FailureKind',
     'ForeignSettings',
+    'FunctionExecutor',
     'FunctionHook',
     'Hook',
     'HookAnswer',
@@ -71,6 +73,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'encodeLine',
     'execaExecutor',
     'formatProblem',
+    'hookExecutor',
     'hookPipeline',
     'isDecision',
     'isHookError',
