@@ -1,5 +1,6 @@
 import { concatMap, from, type Observable } from 'rxjs';
 import { admitEvents } from '../operators/admitEvents.js';
+import { parseLines } from '../operators/parseLines.js';
 import { matchHooks } from '../operators/matchHooks.js';
 import { performance } from 'node:perf_hooks';
 import type { HookEvent } from '../src/events/codecs.js';
@@ -80,8 +81,8 @@ const fullWorkLoop =
     for (const value of events) {
       const decoded = decodeEvent(value, defaults);
       if (!decoded.ok) continue;
-      const chain = chainFor(registry, decoded.event);
-      if (chain.length === 0) sink.value = toDecision(++seq, decoded.event, aggregate([]));
+      const chain = chainFor(registry, decoded.value);
+      if (chain.length === 0) sink.value = toDecision(++seq, decoded.value, aggregate([]));
     }
     const elapsed = performance.now() - start;
     if (seq !== events.length) throw new Error(`${seq} of ${events.length} events decided`);
@@ -123,10 +124,13 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
   // Where the pipeline's time goes: the same events through growing prefixes of it.
   context.log(`3 stage breakdown: ${counts.iterations} rounds`);
   const stages = await interleave(counts, {
-    admit: throughStages(events, (input) => input.pipe(admitEvents(defaults))),
-    match: throughStages(events, (input) => input.pipe(admitEvents(defaults), matchHooks(registry))),
+    admit: throughStages(events, (input) => input.pipe(parseLines(), admitEvents(defaults))),
+    match: throughStages(events, (input) =>
+      input.pipe(parseLines(), admitEvents(defaults), matchHooks(registry)),
+    ),
     decide: throughStages(events, (input) =>
       input.pipe(
+        parseLines(),
         admitEvents(defaults),
         matchHooks(registry),
         // What the pipeline does with an event whose chain is empty.

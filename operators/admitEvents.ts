@@ -1,7 +1,7 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { EventDefaults } from '../src/events/decode.js';
-import { admit } from '../src/events/input.js';
+import { admit, type EventInput } from '../src/events/input.js';
 
 /** A valid event with its sequence number (valid events counted from 1). */
 export interface AdmittedEvent {
@@ -22,17 +22,18 @@ export interface RejectedInput {
 export type Admitted = AdmittedEvent | RejectedInput;
 
 /**
- * Validates each input item (an event object or a `JsonLine`) and numbers the valid ones.
- * Invalid items become `rejected` values in place: the stream never errors on bad input.
+ * Validates each input item past the edge (`parseLines`) as an event and numbers the valid ones.
+ * Invalid items (not an event, or a line that held no value) become `rejected` values in place,
+ * with their line number when they came as text: the stream never errors on bad input.
  *
  * ```
  * input:  --a--x--b--|      (x is not a valid event)
  * output: --A--X--B--|      A = {kind:'event', seq:1}, X = {kind:'rejected', index:2}, B = {seq:2}
  * ```
  *
- * Example: `lines$.pipe(admitEvents({ now: () => new Date(), cwd: () => process.cwd() }))`
+ * Example: `events$.pipe(parseLines(), admitEvents({ now: () => new Date(), cwd: () => process.cwd() }))`
  */
-export const admitEvents = (defaults: EventDefaults): OperatorFunction<unknown, Admitted> => {
+export const admitEvents = (defaults: EventDefaults): OperatorFunction<EventInput, Admitted> => {
   return (source) =>
     defer(() => {
       // Counters live per subscription, so a re-subscribed stream numbers from 1 again.

@@ -3,6 +3,8 @@
  * in docs/operators.md, for hosts that assemble their own pipeline. Every name here is public API,
  * locked by `test/package/api.test.ts`.
  */
+export { parseLines } from './parseLines.js';
+export type { EventInput } from '../src/events/input.js';
 export { admitEvents } from './admitEvents.js';
 export type { Admitted, AdmittedEvent, RejectedInput } from './admitEvents.js';
 export { matchHooks } from './matchHooks.js';

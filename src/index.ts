@@ -18,6 +18,9 @@ export type { EventName, Decision } from './events/names.js';
 export type { HookEvent } from './events/codecs.js';
 export { JsonLine } from './events/input.js';
 
+// Everything that can fail without throwing answers in one shape.
+export type { Result } from './result.js';
+
 // Output: the lines the engine writes (SPEC §5).
 export { encodeLine, isDecision, isHookError, isNotification } from './output/lines.js';
 export type { HookDecision, HookError, HookNotification, OutputLine } from './output/lines.js';

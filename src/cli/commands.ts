@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
+import { parseJson } from '../events/untrusted.js';
 import { execaExecutor } from '../exec/index.js';
 import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps } from '../pipeline/pipeline.js';
@@ -19,6 +20,7 @@ import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.
 import { serve } from './serve.js';
 import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
+import { err, ok, type Result } from '../result.js';
 
 /** Exit statuses (SPEC §6): 2 is reserved for an invalid configuration. */
 export const EXIT = { ok: 0, failed: 1, invalidConfig: 2 } as const;
@@ -110,27 +112,22 @@ export interface FireFlags extends ConfigFlags, ExecutionFlags {
   readonly json?: boolean;
 }
 
-type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
-
-const parseJson = (text: string, what: string): Parsed => {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, error: `${what} is not JSON: ${(error as Error).message}` };
-  }
+const parseFields = (text: string, what: string): Result<unknown> => {
+  const parsed = parseJson(text);
+  return parsed.ok ? parsed : err(`${what} is not JSON: ${parsed.error}`);
 };
 
 /** The event fields given by `--input` or `--event-file` (`-` reads stdin). */
-const readFields = (flags: FireFlags): Parsed => {
-  if (flags.input !== undefined) return parseJson(flags.input, '--input');
-  if (flags.eventFile === undefined) return { ok: true, value: undefined };
+const readFields = (flags: FireFlags): Result<unknown> => {
+  if (flags.input !== undefined) return parseFields(flags.input, '--input');
+  if (flags.eventFile === undefined) return ok(undefined);
   let text: string;
   try {
     text = readFileSync(flags.eventFile === '-' ? 0 : flags.eventFile, 'utf8');
   } catch (error) {
-    return { ok: false, error: `cannot read ${flags.eventFile}: ${(error as Error).message}` };
+    return err(`cannot read ${flags.eventFile}: ${(error as Error).message}`);
   }
-  return parseJson(text, flags.eventFile);
+  return parseFields(text, flags.eventFile);
 };
 
 /** `fire`: runs one event through its chain and shows what happened. */
@@ -164,7 +161,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   });
   let result: DispatchResult;
   try {
-    result = await dispatcher.dispatch(built.event);
+    result = await dispatcher.dispatch(built.value);
   } catch (error) {
     if (interrupted !== undefined) return interrupted;
     return fail(error instanceof InvalidEventError ? `invalid event: ${error.message}` : String(error));
@@ -175,7 +172,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
     flags.json === true
       ? printableJson(
           JSON.stringify(
-            { event: built.event, notifications: result.notifications, decision: result.decision },
+            { event: built.value, notifications: result.notifications, decision: result.decision },
             null,
             2,
           ),
@@ -184,7 +181,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
           {
             hook_event_name: eventName,
             session_id: result.decision.session_id,
-            tool_name: built.event['tool_name'],
+            tool_name: built.value['tool_name'],
           },
           result.notifications,
           result.decision,

@@ -1,4 +1,5 @@
 import { TOOL_EVENTS, type EventName } from '../events/names.js';
+import { err, ok, type Result } from '../result.js';
 
 /** What `fire` was told on the command line. */
 export interface FireRequest {
@@ -9,9 +10,8 @@ export interface FireRequest {
   readonly fields?: unknown;
 }
 
-export type BuiltEvent =
-  | { readonly ok: true; readonly event: Record<string, unknown> }
-  | { readonly ok: false; readonly error: string };
+/** The event to send, or why the request is ambiguous. */
+export type BuiltEvent = Result<Record<string, unknown>>;
 
 export const DEFAULT_FIRE_SESSION = 'cosh-hooks-fire';
 
@@ -40,10 +40,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 export const buildFireEvent = (request: FireRequest): BuiltEvent => {
   const fields = request.fields ?? {};
-  if (!isObject(fields)) return { ok: false, error: 'the event input must be a JSON object' };
+  if (!isObject(fields)) return err('the event input must be a JSON object');
   const named = fields['hook_event_name'];
   if (named !== undefined && named !== request.event) {
-    return { ok: false, error: `the input is a ${JSON.stringify(named)} event, not ${request.event}` };
+    return err(`the input is a ${JSON.stringify(named)} event, not ${request.event}`);
   }
   const event: Record<string, unknown> = {
     session_id: DEFAULT_FIRE_SESSION,
@@ -54,7 +54,7 @@ export const buildFireEvent = (request: FireRequest): BuiltEvent => {
     ...(request.session !== undefined && { session_id: request.session }),
   };
   if (TOOL_EVENTS.includes(request.event) && event['tool_name'] === undefined) {
-    return { ok: false, error: `${request.event} needs a tool: pass --tool NAME` };
+    return err(`${request.event} needs a tool: pass --tool NAME`);
   }
-  return { ok: true, event };
+  return ok(event);
 };

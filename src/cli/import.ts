@@ -15,10 +15,10 @@ export const importCommand = (dialect: ForeignDialect, given: string): number =>
   const file = resolve(given);
   const read = readText(file);
   if (!read.ok) {
-    process.stderr.write(`cosh-hooks: ${file}: ${read.message}\n`);
+    process.stderr.write(`cosh-hooks: ${file}: ${read.error.message}\n`);
     return 1;
   }
-  const decoded = decodeForeignText(read.text, file, dialect);
+  const decoded = decodeForeignText(read.value, file, dialect);
   const lines = formatProblemLines(
     decoded.errors.map(formatProblem),
     decoded.warnings.map(formatProblem),

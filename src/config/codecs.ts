@@ -63,7 +63,7 @@ export const Matcher = new t.Type<ToolMatcher | undefined, string, unknown>(
   (value, context) => {
     if (typeof value !== 'string') return t.failure(value, context);
     const compiled = compileMatcher(value);
-    return compiled.ok ? t.success(compiled.matcher) : failWith(value, context, compiled.message);
+    return compiled.ok ? t.success(compiled.value) : failWith(value, context, compiled.error);
   },
   (matcher) => matcher?.source ?? '',
 );

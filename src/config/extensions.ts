@@ -74,25 +74,26 @@ export const loadExtensions = (
       const manifestFile = join(path, MANIFEST_FILE);
       const read = readText(manifestFile);
       if (!read.ok) {
-        if (!read.missing)
-          warnings.push({ file: manifestFile, message: `extension not loaded: ${read.message}` });
+        if (!read.error.missing)
+          warnings.push({ file: manifestFile, message: `extension not loaded: ${read.error.message}` });
         continue;
       }
-      const decoded = decodeManifestText(read.text, manifestFile, { extensionPath: path, workspacePath });
+      const decoded = decodeManifestText(read.value, manifestFile, { extensionPath: path, workspacePath });
       if (!decoded.ok) {
-        const count = decoded.errors.length === 1 ? '1 problem' : `${decoded.errors.length} problems`;
+        const count = decoded.error.length === 1 ? '1 problem' : `${decoded.error.length} problems`;
         warnings.push({ file: manifestFile, message: `extension not loaded: ${count} in its manifest` });
-        warnings.push(...decoded.errors, ...decoded.warnings);
+        warnings.push(...decoded.error, ...decoded.warnings);
         continue;
       }
       warnings.push(...decoded.warnings);
-      const previous = byName.get(decoded.extension.name);
+      const extension = decoded.value;
+      const previous = byName.get(extension.name);
       if (previous === undefined) {
-        byName.set(decoded.extension.name, { ...decoded.extension, path, manifestFile, scope: folder.scope });
+        byName.set(extension.name, { ...extension, path, manifestFile, scope: folder.scope });
       } else if (previous.scope === folder.scope) {
         warnings.push({
           file: manifestFile,
-          message: `extension "${decoded.extension.name}" not loaded: ${previous.manifestFile} has the same name`,
+          message: `extension "${extension.name}" not loaded: ${previous.manifestFile} has the same name`,
         });
       }
     }

@@ -1,9 +1,15 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
+import { err, ok, type Result } from '../result.js';
 
-export type ReadText =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly missing: boolean; readonly message: string };
+/** Why a file's text cannot be had; `missing` when there is no such file (some files may be absent). */
+export interface ReadProblem {
+  readonly missing: boolean;
+  readonly message: string;
+}
+
+/** A file's text, or why it cannot be had. */
+export type ReadText = Result<string, ReadProblem>;
 
 /** Largest config file, manifest or state file read (SPEC §2). */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -72,7 +78,7 @@ const readBounded = (fd: number, sizeHint: number): Buffer | undefined => {
   }
 };
 
-const failure = (message: string, missing = false): ReadText => ({ ok: false, missing, message });
+const failure = (message: string, missing = false): ReadText => err({ missing, message });
 
 /**
  * A config file's, manifest's or state file's text, or why it cannot be had (SPEC §2): it must be
@@ -98,7 +104,7 @@ export const readText = (file: string): ReadText => {
     if (bytes === undefined) return failure('larger than 4 MiB');
     if (!isUtf8(bytes)) return failure(`not UTF-8: invalid byte at ${invalidUtf8At(bytes)}`);
     const text = bytes.toString('utf8');
-    return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+    return ok(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     return failure(`cannot read: ${(error as Error).message}`);
   } finally {

@@ -54,10 +54,10 @@ export const loadForeignSettings = (files: readonly ForeignSettings[], workspace
     const file = resolve(given);
     const read = readText(file);
     if (!read.ok) {
-      errors.push({ file, message: read.message });
+      errors.push({ file, message: read.error.message });
       continue;
     }
-    const decoded = decodeForeignText(read.text, file, dialect);
+    const decoded = decodeForeignText(read.value, file, dialect);
     errors.push(...decoded.errors);
     warnings.push(...decoded.warnings);
     const root = pluginRootOf(file);

@@ -1,4 +1,5 @@
 import { TOOL_EVENTS, type EventName } from '../events/names.js';
+import { parseJson } from '../events/untrusted.js';
 import type { ForeignDialect } from '../dialects/dialect.js';
 import {
   coshEventsOf,
@@ -220,16 +221,10 @@ export const decodeForeignText = (text: string, file: string, dialect: ForeignDi
       errors: [{ file, message: `file is larger than ${MAX_FOREIGN_BYTES} bytes` }],
       warnings: [],
     };
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    return {
-      hooks: [],
-      errors: [{ file, message: `invalid JSON: ${(error as Error).message}` }],
-      warnings: [],
-    };
-  }
+  const parsed = parseJson(text);
+  if (!parsed.ok)
+    return { hooks: [], errors: [{ file, message: `invalid JSON: ${parsed.error}` }], warnings: [] };
+  const document = parsed.value;
   const locate = problemLocator(file, () => jsonLocations(text));
   if (!isRecord(document))
     return {

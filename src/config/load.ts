@@ -58,11 +58,11 @@ export const DEFAULT_SYSTEM_EXTENSIONS_DIR = '/usr/share/anolisa/extensions';
 
 const readConfig = (file: string, explicit: boolean): ConfigFileResult & { read: boolean } => {
   const read = readText(file);
-  if (read.ok) return { ...decodeConfigText(read.text, file), read: true };
+  if (read.ok) return { ...decodeConfigText(read.value, file), read: true };
   const nothing = { enabled: true, hooks: noHooks(), errors: [], warnings: [], read: false };
   // SPEC §2: only the default file may be absent; a named one that is not there is a mistake.
-  if (read.missing && !explicit) return nothing;
-  return { ...nothing, errors: [{ file, message: read.message }] };
+  if (read.error.missing && !explicit) return nothing;
+  return { ...nothing, errors: [{ file, message: read.error.message }] };
 };
 
 /**

@@ -2,6 +2,8 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { isDialect, type Dialect } from '../dialects/dialect.js';
 import { EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
+import { parseJson } from '../events/untrusted.js';
+import { err, ok, type Result } from '../result.js';
 import { commandHookOf } from '../registry/define.js';
 import type { ToolMatcher } from '../registry/matcher.js';
 import {
@@ -33,26 +35,23 @@ export interface DecodedExtension {
   readonly hooks: HooksByEvent;
 }
 
-export type DecodedManifest =
-  | { readonly ok: true; readonly extension: DecodedExtension; readonly warnings: readonly ConfigProblem[] }
-  | {
-      readonly ok: false;
-      readonly errors: readonly ConfigProblem[];
-      readonly warnings: readonly ConfigProblem[];
-    };
+/** The extension, or every error of its manifest; warnings either way. */
+export type DecodedManifest = Result<DecodedExtension, readonly ConfigProblem[]> & {
+  readonly warnings: readonly ConfigProblem[];
+};
 
 /** Node reports where JSON broke as "at position N" or "(line L column C)", depending on version. */
-const jsonSyntaxProblem = (text: string, file: string, error: Error): ConfigProblem => {
-  const byLine = /\(line (\d+) column (\d+)\)/.exec(error.message);
-  const byPosition = /at position (\d+)/.exec(error.message);
+const jsonSyntaxProblem = (text: string, file: string, message: string): ConfigProblem => {
+  const byLine = /\(line (\d+) column (\d+)\)/.exec(message);
+  const byPosition = /at position (\d+)/.exec(message);
   const where = byLine
     ? { line: Number(byLine[1]), column: Number(byLine[2]) }
     : byPosition
       ? lineAndColumn(text, Number(byPosition[1]))
       : undefined;
   return where === undefined
-    ? { file, message: `invalid JSON: ${error.message}` }
-    : { file, line: where.line, message: `invalid JSON (column ${where.column}): ${error.message}` };
+    ? { file, message: `invalid JSON: ${message}` }
+    : { file, line: where.line, message: `invalid JSON (column ${where.column}): ${message}` };
 };
 
 /** Collects issues and hooks while walking a manifest, so that every problem is reported at once. */
@@ -171,12 +170,9 @@ export const decodeManifestText = (
   file: string,
   variables: ExtensionVariables,
 ): DecodedManifest => {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, errors: [jsonSyntaxProblem(text, file, error as Error)], warnings: [] };
-  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) return { ...err([jsonSyntaxProblem(text, file, parsed.error)]), warnings: [] };
+  const document = parsed.value;
   const locate = problemLocator(file, () => jsonLocations(text));
 
   const name = isRecord(document) && typeof document.name === 'string' ? document.name : '';
@@ -196,15 +192,12 @@ export const decodeManifestText = (
   }
   const warnings = walk.warnings.map(locate);
   if (manifest === undefined || walk.errors.length > 0) {
-    return { ok: false, errors: walk.errors.map(locate), warnings };
+    return { ...err(walk.errors.map(locate)), warnings };
   }
-  return {
-    ok: true,
-    extension: {
-      name: manifest.name,
-      ...(manifest.version !== undefined && { version: manifest.version }),
-      hooks: walk.hooks,
-    },
-    warnings,
+  const extension: DecodedExtension = {
+    name: manifest.name,
+    ...(manifest.version !== undefined && { version: manifest.version }),
+    hooks: walk.hooks,
   };
+  return { ...ok(extension), warnings };
 };

@@ -1,5 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { StateFile } from './codecs.js';
+import { parseJson } from '../events/untrusted.js';
 import { readText } from './files.js';
 import { jsonLocations, problemLocator } from './locate.js';
 import { issuesOf, type ConfigProblem } from './problems.js';
@@ -18,16 +19,16 @@ export const readDisabled = (file: string): DisabledNames => {
   const none = { names: new Set<string>(), warnings: [] };
   const read = readText(file);
   if (!read.ok)
-    return read.missing ? none : { ...none, warnings: [{ file, message: `${read.message}; ignored` }] };
-  let document: unknown;
-  try {
-    document = JSON.parse(read.text);
-  } catch (error) {
-    return { ...none, warnings: [{ file, message: `invalid JSON, ignored: ${(error as Error).message}` }] };
-  }
-  const decoded = StateFile.decode(document);
+    return read.error.missing
+      ? none
+      : { ...none, warnings: [{ file, message: `${read.error.message}; ignored` }] };
+  const text = read.value;
+  const document = parseJson(text);
+  if (!document.ok)
+    return { ...none, warnings: [{ file, message: `invalid JSON, ignored: ${document.error}` }] };
+  const decoded = StateFile.decode(document.value);
   if (isLeft(decoded)) {
-    const locate = problemLocator(file, () => jsonLocations(read.text));
+    const locate = problemLocator(file, () => jsonLocations(text));
     return {
       ...none,
       warnings: issuesOf(decoded.left, [], 'json')

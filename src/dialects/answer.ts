@@ -1,7 +1,9 @@
 import type { EventName } from '../events/names.js';
 import { decodeHookOutputValue, decodeHookStdout, type HookOutput } from '../protocol/output.js';
+import { parseJson } from '../events/untrusted.js';
 import { printedBy } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
+import { err, ok, type Result } from '../result.js';
 import type { ForeignDialect } from './dialect.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -41,10 +43,9 @@ export interface AnswerContext {
   readonly back: (input: Json) => Json;
 }
 
-type Read =
-  { readonly ok: true; readonly output: HookOutput } | { readonly ok: false; readonly error: string };
+type Read = Result<HookOutput>;
 
-const invalid = (error: string): Read => ({ ok: false, error });
+const invalid = (error: string): Read => err(error);
 
 /** Copies `source` without `keys`, defining keys as data (a `__proto__` key stays a key). */
 const without = (source: Json, keys: readonly string[]): Record<string, unknown> => {
@@ -68,23 +69,20 @@ const withStop = (output: HookOutput, raw: Json, context: AnswerContext): Read =
   if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');
   if (stopReason !== undefined && typeof stopReason !== 'string')
     return invalid('stopReason: expected a string');
-  if (go !== false) return { ok: true, output };
+  if (go !== false) return ok(output);
   const reason = stopReason ?? output.reason ?? `hook "${context.hookName}" stopped the agent`;
-  return {
-    ok: true,
-    output: {
-      ...output,
-      decision: 'block',
-      reason,
-      hookSpecificOutput: { ...output.hookSpecificOutput, continue: false, stop_reason: reason },
-    },
-  };
+  return ok({
+    ...output,
+    decision: 'block',
+    reason,
+    hookSpecificOutput: { ...output.hookSpecificOutput, continue: false, stop_reason: reason },
+  });
 };
 
 /** Claude's `hookSpecificOutput`: permissionDecision(+Reason) is the decision, updatedInput the new input. */
 const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
   const specific = output.hookSpecificOutput;
-  if (specific === undefined) return { ok: true, output };
+  if (specific === undefined) return ok(output);
   const permission = specific['permissionDecision'];
   const permissionReason = specific['permissionDecisionReason'];
   const updatedInput = specific['updatedInput'];
@@ -108,33 +106,30 @@ const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
   // updated_input is the whole new tool input (a replacement); tool_input stays a patch.
   if (updatedInput !== undefined) rest['updated_input'] = context.back(updatedInput);
   const reason = permissionReason ?? output.reason;
-  return {
-    ok: true,
-    output: {
-      decision,
-      ...(reason !== undefined && { reason }),
-      ...(output.systemMessage !== undefined && { systemMessage: output.systemMessage }),
-      ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }),
-    },
-  };
+  return ok({
+    decision,
+    ...(reason !== undefined && { reason }),
+    ...(output.systemMessage !== undefined && { systemMessage: output.systemMessage }),
+    ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }),
+  });
 };
 
 /** Gemini's `hookSpecificOutput.tool_input` is a patch like cosh's, in Gemini's field names. */
 const geminiSpecific = (output: HookOutput, context: AnswerContext): Read => {
   const specific = output.hookSpecificOutput;
-  if (specific === undefined) return { ok: true, output };
+  if (specific === undefined) return ok(output);
   const rest = without(specific, ['hookEventName']);
   const patch = specific['tool_input'];
   if (isObject(patch)) rest['tool_input'] = context.back(patch);
   const { hookSpecificOutput: _dropped, ...base } = output;
-  return { ok: true, output: { ...base, ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }) } };
+  return ok({ ...base, ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }) });
 };
 
 /** A JSON answer: cosh's fields as cosh reads them, then the dialect's own. */
 const readObject = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
   const specific =
     context.dialect === 'claude' ? claudeSpecific(output, context) : geminiSpecific(output, context);
-  return specific.ok ? withStop(specific.output, raw, context) : specific;
+  return specific.ok ? withStop(specific.value, raw, context) : specific;
 };
 
 /**
@@ -149,30 +144,22 @@ const readText = (text: string, context: AnswerContext): HookOutput => {
     : { decision: 'none' };
 };
 
-const parse = (text: string): { ok: true; value: unknown } | { ok: false } => {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-};
-
 /** What a hook that exited 0 printed, read the way its own agent reads it. */
 const readPrinted = (result: HookResult, printed: string, context: AnswerContext): HookResult => {
   const text = printed.trim();
   if (result.outcome === 'ok') {
-    const parsed = text === '' ? undefined : parse(text);
+    const parsed = text === '' ? undefined : parseJson(text);
     const value = parsed?.ok === true && isObject(parsed.value) ? parsed.value : {};
     return answer(readObject(result.output, value, context));
   }
-  const parsed = parse(text);
+  const parsed = parseJson(text);
   if (!parsed.ok) return success(readText(text, context));
   // Gemini CLI parses a JSON string that holds JSON once more (double-encoded output).
   if (context.dialect === 'gemini' && typeof parsed.value === 'string') {
-    const inner = parse(parsed.value);
+    const inner = parseJson(parsed.value);
     if (inner.ok && isObject(inner.value)) {
       const decoded = decodeHookStdout(parsed.value);
-      return decoded.ok ? answer(readObject(decoded.output, inner.value, context)) : result;
+      return decoded.ok ? answer(readObject(decoded.value, inner.value, context)) : result;
     }
   }
   // Valid JSON that is not an object is text to both agents; an object cosh rejects stays rejected.
@@ -180,7 +167,7 @@ const readPrinted = (result: HookResult, printed: string, context: AnswerContext
 };
 
 const answer = (read: Read): HookResult =>
-  read.ok ? success(read.output) : failure('invalid_output', `invalid output: ${read.error}`);
+  read.ok ? success(read.value) : failure('invalid_output', `invalid output: ${read.error}`);
 
 /**
  * A foreign hook's result as cosh reads it (docs/compat.md). Pure.
@@ -216,5 +203,5 @@ export const readForeignAnswer = (result: HookResult, context: AnswerContext): H
 export const readForeignValue = (value: unknown, context: AnswerContext): HookResult => {
   const decoded = decodeHookOutputValue(value);
   if (!decoded.ok) return failure('invalid_output', `invalid output: ${decoded.error}`);
-  return answer(readObject(decoded.output, isObject(value) ? value : {}, context));
+  return answer(readObject(decoded.value, isObject(value) ? value : {}, context));
 };

@@ -2,6 +2,7 @@ import type * as t from 'io-ts';
 import { EventCodecs, type HookEvent } from './codecs.js';
 import { describeJsonProblem, jsonProblemOf, MAX_JSON_DEPTH } from './untrusted.js';
 import { EVENT_NAMES, isEventName } from './names.js';
+import { err, ok, type Result } from '../result.js';
 
 /** Deeper events are rejected (SPEC §4.3's bound, applied to what the host sends). */
 export const MAX_EVENT_DEPTH = MAX_JSON_DEPTH;
@@ -12,8 +13,8 @@ export interface EventDefaults {
   readonly cwd: () => string;
 }
 
-export type DecodedEvent =
-  { readonly ok: true; readonly event: HookEvent } | { readonly ok: false; readonly error: string };
+/** A valid event, or the first problem as `field: expected X, got Y`. */
+export type DecodedEvent = Result<HookEvent>;
 
 const describe = (value: unknown): string => {
   if (value === null) return 'null';
@@ -41,36 +42,32 @@ const firstProblem = (errors: t.Errors): string => {
  */
 export const decodeEvent = (value: unknown, defaults: EventDefaults): DecodedEvent => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: `event: expected a JSON object, got ${describe(value)}` };
+    return err(`event: expected a JSON object, got ${describe(value)}`);
   }
   const name = (value as { hook_event_name?: unknown }).hook_event_name;
-  if (name === undefined) return { ok: false, error: 'hook_event_name: missing required field' };
+  if (name === undefined) return err('hook_event_name: missing required field');
   if (!isEventName(name)) {
-    return {
-      ok: false,
-      error: `hook_event_name: unknown event ${describe(name)} (expected one of ${EVENT_NAMES.join(', ')})`,
-    };
+    return err(
+      `hook_event_name: unknown event ${describe(name)} (expected one of ${EVENT_NAMES.join(', ')})`,
+    );
   }
   const codec = EventCodecs[name];
   // `is` checks the same codec without building a validation context; `decode` runs only to
   // explain a failure. Every event of a session comes through here.
   if (!codec.is(value)) {
     const result = codec.decode(value);
-    return { ok: false, error: result._tag === 'Left' ? firstProblem(result.left) : 'invalid event' };
+    return err(result._tag === 'Left' ? firstProblem(result.left) : 'invalid event');
   }
   // Deeper (or cyclic) events could not be written to a hook's stdin, nor echoed.
   const problem = jsonProblemOf(value);
-  if (problem !== undefined) return { ok: false, error: describeJsonProblem(problem, 'event') };
+  if (problem !== undefined) return err(describeJsonProblem(problem, 'event'));
   const event = value as Partial<HookEvent>;
   if (typeof event.cwd === 'string' && typeof event.timestamp === 'string') {
-    return { ok: true, event: event as HookEvent };
+    return ok(event as HookEvent);
   }
-  return {
-    ok: true,
-    event: {
-      ...event,
-      cwd: event.cwd ?? defaults.cwd(),
-      timestamp: event.timestamp ?? defaults.now().toISOString(),
-    } as HookEvent,
-  };
+  return ok({
+    ...event,
+    cwd: event.cwd ?? defaults.cwd(),
+    timestamp: event.timestamp ?? defaults.now().toISOString(),
+  } as HookEvent);
 };

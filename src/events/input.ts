@@ -1,6 +1,7 @@
 import { decodeEvent, type EventDefaults } from './decode.js';
 import type { HookEvent } from './codecs.js';
-import { describeThrown } from './untrusted.js';
+import { describeThrown, parseJson } from './untrusted.js';
+import { err, ok, type Result } from '../result.js';
 
 /** One line of JSONL input, for hosts that hand the engine raw text (the CLI does). */
 export class JsonLine {
@@ -16,43 +17,52 @@ export class JsonLine {
   ) {}
 }
 
+/**
+ * One input item past the engine's edge (`parseLines`): a `Result` holding the value to check as
+ * an event, or why there is none (a line that is not JSON, not UTF-8 or too long). `line` is set
+ * when the item came as a line of JSONL text, and a rejected item is then reported by it.
+ */
+export type EventInput = Result<unknown> & { readonly line?: number };
+
 /** What the engine made of one input item. */
 export type Admission =
   | { readonly kind: 'event'; readonly event: HookEvent }
   | { readonly kind: 'rejected'; readonly message: string; readonly line?: number };
 
-const parseLine = (input: JsonLine): { ok: true; value: unknown } | { ok: false; message: string } => {
+const readLine = (input: JsonLine): EventInput => {
+  const { line } = input;
+  if (input.problem !== undefined) return { ...err(input.problem), line };
+  const parsed = parseJson(input.text);
+  return parsed.ok ? { ...parsed, line } : { ...err(`not JSON: ${parsed.error}`), line };
+};
+
+/**
+ * The engine's edge for one item: a `JsonLine` is parsed, anything else is an event value as the
+ * host gave it. The only place that tells a line from a value. Never throws: a Proxy whose
+ * `getPrototypeOf` trap throws is an item that cannot be read.
+ */
+export const readInput = (item: unknown): EventInput => {
   try {
-    return { ok: true, value: JSON.parse(input.text) };
+    return item instanceof JsonLine ? readLine(item) : ok(item);
   } catch (error) {
-    return { ok: false, message: `not JSON: ${(error as Error).message}` };
+    return err(`event: cannot be read: ${describeThrown(error)}`);
   }
 };
 
 /**
- * Admits one input item (an event value or a `JsonLine`) or says why not. Never throws: a host's
- * object whose getter throws, or a Proxy that throws, is rejected like any invalid event.
+ * Admits one input item or says why not. Never throws: a host's object whose getter throws, or a
+ * Proxy that throws, is rejected like any invalid event.
  */
-export const admit = (input: unknown, defaults: EventDefaults): Admission => {
+export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
+  if (!input.ok) return rejected(input.error, input.line);
+  let decoded: Result<HookEvent>;
   try {
-    return admitUnsafe(input, defaults);
+    decoded = decodeEvent(input.value, defaults);
   } catch (error) {
-    return { kind: 'rejected', message: `event: cannot be read: ${describeThrown(error)}` };
+    return rejected(`event: cannot be read: ${describeThrown(error)}`, undefined);
   }
+  return decoded.ok ? { kind: 'event', event: decoded.value } : rejected(decoded.error, input.line);
 };
 
-const admitUnsafe = (input: unknown, defaults: EventDefaults): Admission => {
-  const line = input instanceof JsonLine ? input.line : undefined;
-  const where = line === undefined ? {} : { line };
-  let value = input;
-  if (input instanceof JsonLine) {
-    if (input.problem !== undefined) return { kind: 'rejected', message: input.problem, ...where };
-    const parsed = parseLine(input);
-    if (!parsed.ok) return { kind: 'rejected', message: parsed.message, ...where };
-    value = parsed.value;
-  }
-  const decoded = decodeEvent(value, defaults);
-  return decoded.ok
-    ? { kind: 'event', event: decoded.event }
-    : { kind: 'rejected', message: decoded.error, ...where };
-};
+const rejected = (message: string, line: number | undefined): Admission =>
+  line === undefined ? { kind: 'rejected', message } : { kind: 'rejected', message, line };

@@ -4,6 +4,8 @@
  * stack in decoding, merging or writing (SPEC §4.3).
  */
 
+import { err, ok, type Result } from '../result.js';
+
 /** Deepest nesting accepted, counting the outer object as level 1 (SPEC §4.3). */
 export const MAX_JSON_DEPTH = 512;
 
@@ -72,5 +74,20 @@ export const describeThrown = (error: unknown): string => {
     return error instanceof Error ? error.message : String(error);
   } catch {
     return 'an unprintable value was thrown';
+  }
+};
+
+/**
+ * `JSON.parse` as a value: the document, or the parser's message (`Unexpected token …`), never a
+ * throw. The one place text becomes JSON in the engine. V8's parser does not recurse, so any depth
+ * parses; the value is untrusted all the same: whatever recurses over it checks it first with
+ * `jsonProblemOf` (`decodeEvent` and `decodeHookOutputValue` do, so events and hook answers stay
+ * within 512 levels).
+ */
+export const parseJson = (text: string): Result<unknown> => {
+  try {
+    return ok(JSON.parse(text));
+  } catch (error) {
+    return err(describeThrown(error));
   }
 };

@@ -153,7 +153,7 @@ export const classifyProcess = (outcome: ProcessOutcome): HookResult => {
   // The text stays readable beside the result, for hooks of another dialect (docs/compat.md).
   return withPrinted(
     decoded.ok
-      ? success(decoded.output)
+      ? success(decoded.value)
       : failure('invalid_output', `invalid output: ${decoded.error}`, extras(termination, stderr)),
     outcome.stdout,
   );

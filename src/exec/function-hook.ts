@@ -10,7 +10,7 @@ const classify = (value: unknown): HookResult => {
   // A function that returns nothing has no opinion, like a command hook that prints nothing.
   if (value === undefined || value === null) return success({ decision: 'none' });
   const decoded = decodeHookOutputValue(value);
-  return decoded.ok ? success(decoded.output) : failure('invalid_output', `invalid output: ${decoded.error}`);
+  return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
 };
 
 /**

@@ -46,7 +46,7 @@ export const backoffFailure = (failures: number, waitMs: number, last: string | 
 export const classifyAnswer = (line: string, stderr: string): HookResult => {
   const decoded = decodeHookStdout(line);
   return decoded.ok
-    ? success(decoded.output)
+    ? success(decoded.value)
     : failure('invalid_output', `invalid output: ${decoded.error}`, stderr === '' ? {} : { stderr });
 };
 

@@ -19,6 +19,7 @@ import { admitEvents, type Admitted, type RejectedInput } from '../../operators/
 import { concatMapByKey } from '../../operators/concatMapByKey.js';
 import { foldDecision, type ChainStep } from '../../operators/foldDecision.js';
 import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
+import { parseLines } from '../../operators/parseLines.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
@@ -158,7 +159,9 @@ const runItem = (
 const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.event.session_id : '');
 
 /**
- * Builds the engine: `input$` (event objects or `JsonLine`s) in, hook output streams out.
+ * Builds the engine: `input$` in, hook output streams out. Each input item is an event as a value
+ * (any value: the engine checks it, SPEC §1) or a `JsonLine` of raw text; `parseLines` at the edge
+ * tells them apart, and from there on the engine works on typed `EventInput`s.
  * A misbehaving hook, a malformed event or anything that throws while one event is handled never
  * errors the outputs (that event gets its internal-failure answer, see `internalFailureLines`); an
  * error of `input$` itself is passed on once every event admitted before it has its answer.
@@ -181,6 +184,7 @@ export const hookPipeline =
           inputError = { error };
           return EMPTY;
         }),
+        parseLines(),
         admitEvents(deps),
         options.concurrency === 'per-session' ? concatMapByKey(sessionOf, run) : concatMap(run),
         concatWith(

@@ -1,6 +1,6 @@
 import { from, Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
-import { admit } from '../events/input.js';
+import { admit, readInput } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { chainFor } from '../registry/chain.js';
@@ -117,7 +117,7 @@ export const createSession = (
         return;
       }
       index += 1;
-      const admission = admit(input, deps);
+      const admission = admit(readInput(input), deps);
       if (admission.kind === 'rejected') {
         const error: HookError = { type: 'hook_error', index, message: admission.message };
         subscriber.next(error);

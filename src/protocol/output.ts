@@ -1,6 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { describeJsonProblem, describeThrown, jsonProblemOf } from '../events/untrusted.js';
+import { describeJsonProblem, describeThrown, jsonProblemOf, parseJson } from '../events/untrusted.js';
+import { err, ok, type Result } from '../result.js';
 import type { Decision } from '../events/names.js';
 import { normalizeDecision } from './decision.js';
 import { excerpt } from './excerpt.js';
@@ -30,10 +31,10 @@ export interface HookOutput {
   readonly hookSpecificOutput?: Readonly<Record<string, unknown>>;
 }
 
-export type DecodedOutput =
-  { readonly ok: true; readonly output: HookOutput } | { readonly ok: false; readonly error: string };
+/** A hook's normalized answer, or why it is invalid (`field: expected …`). */
+export type DecodedOutput = Result<HookOutput>;
 
-const PASS_THROUGH: HookOutput = { decision: 'none' };
+const PASS_THROUGH: DecodedOutput = ok({ decision: 'none' });
 
 const typeName = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
@@ -49,7 +50,7 @@ export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
   try {
     return decodeValue(value);
   } catch (error) {
-    return { ok: false, error: `output cannot be read: ${describeThrown(error)}` };
+    return err(`output cannot be read: ${describeThrown(error)}`);
   }
 };
 
@@ -67,42 +68,35 @@ const describeInvalid = (value: unknown): string => {
 
 const decodeValue = (value: unknown): DecodedOutput => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: `expected a JSON object, got ${typeName(value)}` };
+    return err(`expected a JSON object, got ${typeName(value)}`);
   }
   // Before anything reads further: aggregation, merging and writing then never meet a value that
   // would overflow the stack.
   const problem = jsonProblemOf(value);
-  if (problem !== undefined) return { ok: false, error: describeJsonProblem(problem, 'output') };
-  if (!RawHookOutput.is(value)) return { ok: false, error: describeInvalid(value) };
+  if (problem !== undefined) return err(describeJsonProblem(problem, 'output'));
+  if (!RawHookOutput.is(value)) return err(describeInvalid(value));
   const raw = value;
   const decision = normalizeDecision(raw.decision);
   if (decision === undefined) {
     const shown =
       typeof raw.decision === 'string' ? JSON.stringify(excerpt(raw.decision)) : typeName(raw.decision);
-    return { ok: false, error: `decision: unknown value ${shown} (expected allow, block, ask or none)` };
+    return err(`decision: unknown value ${shown} (expected allow, block, ask or none)`);
   }
   const systemMessage = raw.system_message ?? raw.systemMessage;
   const hookSpecificOutput = raw.hook_specific_output ?? raw.hookSpecificOutput;
-  return {
-    ok: true,
-    output: {
-      decision,
-      ...(raw.reason !== undefined && { reason: raw.reason }),
-      ...(systemMessage !== undefined && { systemMessage }),
-      ...(hookSpecificOutput !== undefined && { hookSpecificOutput }),
-    },
-  };
+  return ok({
+    decision,
+    ...(raw.reason !== undefined && { reason: raw.reason }),
+    ...(systemMessage !== undefined && { systemMessage }),
+    ...(hookSpecificOutput !== undefined && { hookSpecificOutput }),
+  });
 };
 
 /** Decodes a hook's stdout: empty (after trimming) is pass-through, otherwise one JSON object. */
 export const decodeHookStdout = (stdout: string): DecodedOutput => {
   const text = stdout.trim();
-  if (text === '') return { ok: true, output: PASS_THROUGH };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, error: `stdout is not JSON: ${JSON.stringify(excerpt(text))}` };
-  }
-  return decodeHookOutputValue(value);
+  if (text === '') return PASS_THROUGH;
+  const parsed = parseJson(text);
+  if (!parsed.ok) return err(`stdout is not JSON: ${JSON.stringify(excerpt(text))}`);
+  return decodeHookOutputValue(parsed.value);
 };

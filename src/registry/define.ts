@@ -109,8 +109,8 @@ const toMatcher = (definition: HookDefinition, where: string): ToolMatcher | und
   const { matcher } = definition;
   if (matcher === undefined) return undefined;
   const compiled = typeof matcher === 'string' ? compileMatcher(matcher) : compileRegExpMatcher(matcher);
-  if (compiled.ok) return compiled.matcher;
-  throw new HookDefinitionError(`${where} (hook "${definition.name}"): matcher: ${compiled.message}`);
+  if (compiled.ok) return compiled.value;
+  throw new HookDefinitionError(`${where} (hook "${definition.name}"): matcher: ${compiled.error}`);
 };
 
 const toHook = (definition: HookDefinition, source: string, where: string): Hook => {

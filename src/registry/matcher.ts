@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { err, ok, type Result } from '../result.js';
 
 /**
  * Tool-name aliases, as in cosh-core (`HookSystem::tool_name_alias` in
@@ -23,9 +24,8 @@ export interface ToolMatcher {
   matches(toolName: string): boolean;
 }
 
-export type CompiledMatcher =
-  | { readonly ok: true; readonly matcher: ToolMatcher | undefined }
-  | { readonly ok: false; readonly message: string };
+/** The matcher (`undefined` for one that matches every tool), or why the pattern is refused. */
+export type CompiledMatcher = Result<ToolMatcher | undefined>;
 
 /** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
 export const matchesEveryTool = (matcher: string): boolean => matcher === '' || matcher === '*';
@@ -57,12 +57,12 @@ const syntaxError = (source: string, error: unknown): string => {
  * silent literal match.
  */
 export const compileMatcher = (source: string): CompiledMatcher => {
-  if (matchesEveryTool(source)) return { ok: true, matcher: undefined };
+  if (matchesEveryTool(source)) return ok(undefined);
   let re: RE2JS;
   try {
     re = RE2JS.compile(source);
   } catch (error) {
-    return { ok: false, message: syntaxError(source, error) };
+    return err(syntaxError(source, error));
   }
   const cache = new Map<string, boolean>();
   const test = (toolName: string): boolean => {
@@ -70,19 +70,16 @@ export const compileMatcher = (source: string): CompiledMatcher => {
     const alias = TOOL_NAME_ALIASES.get(toolName);
     return alias !== undefined && re.test(alias);
   };
-  return {
-    ok: true,
-    matcher: {
-      source,
-      matches: (toolName) => {
-        const known = cache.get(toolName);
-        if (known !== undefined) return known;
-        const result = test(toolName);
-        if (cache.size < CACHE_ENTRIES && toolName.length <= CACHE_KEY_CHARS) cache.set(toolName, result);
-        return result;
-      },
+  return ok({
+    source,
+    matches: (toolName: string) => {
+      const known = cache.get(toolName);
+      if (known !== undefined) return known;
+      const result = test(toolName);
+      if (cache.size < CACHE_ENTRIES && toolName.length <= CACHE_KEY_CHARS) cache.set(toolName, result);
+      return result;
     },
-  };
+  });
 };
 
 /** RegExp flags RE2 has an inline form for; `g`, `y`, `d` and `u` do not change a boolean test. */
@@ -95,7 +92,7 @@ const INLINE_FLAGS: Readonly<Record<string, string>> = { i: 'i', m: 'm', s: 's' 
  */
 export const compileRegExpMatcher = (regexp: RegExp): CompiledMatcher => {
   if (regexp.flags.includes('v'))
-    return { ok: false, message: `invalid regular expression ${String(regexp)}: flag v has no RE2 form` };
+    return err(`invalid regular expression ${String(regexp)}: flag v has no RE2 form`);
   const inline = [...regexp.flags].map((flag) => INLINE_FLAGS[flag] ?? '').join('');
   return compileMatcher(inline === '' ? regexp.source : `(?${inline})${regexp.source}`);
 };

@@ -65,8 +65,8 @@ export const progress = {
 const matcherOf = (pattern: string | ToolMatcher | undefined): ToolMatcher | undefined => {
   if (typeof pattern !== 'string') return pattern;
   const compiled = compileMatcher(pattern);
-  if (!compiled.ok) throw new TypeError(`commandHook: ${compiled.message}`);
-  return compiled.matcher;
+  if (!compiled.ok) throw new TypeError(`commandHook: ${compiled.error}`);
+  return compiled.value;
 };
 
 /**

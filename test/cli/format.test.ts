@@ -269,7 +269,7 @@ describe('buildFireEvent', () => {
   it('fills placeholders for required fields, then the given fields, then the flags', () => {
     expect(buildFireEvent({ event: 'Stop' })).toEqual({
       ok: true,
-      event: { hook_event_name: 'Stop', session_id: 'cosh-hooks-fire' },
+      value: { hook_event_name: 'Stop', session_id: 'cosh-hooks-fire' },
     });
     expect(
       buildFireEvent({
@@ -280,7 +280,7 @@ describe('buildFireEvent', () => {
       }),
     ).toEqual({
       ok: true,
-      event: {
+      value: {
         hook_event_name: 'PreToolUse',
         session_id: 'flag',
         tool_name: 'shell',
@@ -289,7 +289,7 @@ describe('buildFireEvent', () => {
       },
     });
     expect(buildFireEvent({ event: 'PostToolUse', tool: 't' })).toMatchObject({
-      event: { tool_input: {}, tool_response: null },
+      value: { tool_input: {}, tool_response: null },
     });
   });
 

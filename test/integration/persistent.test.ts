@@ -45,7 +45,7 @@ const eventOf = (fields: Record<string, unknown>): HookEvent => {
     { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => scratch },
   );
   if (!decoded.ok) throw new Error(decoded.error);
-  return decoded.event;
+  return decoded.value;
 };
 
 const keeper = (overrides: Partial<HookDefinition> = {}): HookDefinition =>

@@ -56,7 +56,7 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
     { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => scratch },
   );
   if (!decoded.ok) throw new Error(decoded.error);
-  return decoded.event;
+  return decoded.value;
 };
 
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>

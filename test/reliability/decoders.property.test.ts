@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admit, decodeEvent, EVENT_NAMES, JsonLine } from '../../src/events/index.js';
+import { admit, decodeEvent, readInput, EVENT_NAMES, JsonLine } from '../../src/events/index.js';
 import { decodeHookOutputValue, decodeHookStdout, FAILURE_KINDS } from '../../src/protocol/index.js';
 
 const defaults = { now: () => new Date(0), cwd: () => '/' };
@@ -33,7 +33,7 @@ describe('hook output decoder under random input', () => {
         ),
         (stdout) => {
           const result = decodeHookStdout(stdout);
-          if (result.ok) expect(DECISIONS).toContain(result.output.decision);
+          if (result.ok) expect(DECISIONS).toContain(result.value.decision);
           else expect(typeof result.error).toBe('string');
         },
       ),
@@ -45,7 +45,7 @@ describe('hook output decoder under random input', () => {
     fc.assert(
       fc.property(fc.oneof(fc.anything(), outputLike), (value) => {
         const result = decodeHookOutputValue(value);
-        expect(result.ok ? DECISIONS.includes(result.output.decision) : result.error.length > 0).toBe(true);
+        expect(result.ok ? DECISIONS.includes(result.value.decision) : result.error.length > 0).toBe(true);
       }),
       { numRuns: 10_000 },
     );
@@ -99,7 +99,7 @@ describe('event validation under random input', () => {
     fc.assert(
       fc.property(fc.oneof(fc.anything(), eventLike), (value) => {
         const result = decodeEvent(value, defaults);
-        if (result.ok) expect(EVENT_NAMES).toContain(result.event.hook_event_name);
+        if (result.ok) expect(EVENT_NAMES).toContain(result.value.hook_event_name);
         else expect(result.error).toMatch(/^[a-z_.]+: /);
       }),
       { numRuns: 10_000 },
@@ -116,7 +116,7 @@ describe('event validation under random input', () => {
         ),
         fc.nat(),
         (text, line) => {
-          const admission = admit(new JsonLine(line + 1, text), defaults);
+          const admission = admit(readInput(new JsonLine(line + 1, text)), defaults);
           if (admission.kind === 'rejected') expect(admission.line).toBe(line + 1);
         },
       ),
@@ -131,17 +131,17 @@ describe('event validation under random input', () => {
       tool_name: 'write',
       tool_input: { content: 'x'.repeat(10 * 1024 * 1024) },
     });
-    expect(admit(new JsonLine(1, big), defaults).kind).toBe('event');
+    expect(admit(readInput(new JsonLine(1, big)), defaults).kind).toBe('event');
     const deep = `{"hook_event_name":"AfterModel","session_id":"s","llm_response":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
-    expect(admit(new JsonLine(2, deep), defaults)).toMatchObject({ kind: 'rejected', line: 2 });
+    expect(admit(readInput(new JsonLine(2, deep)), defaults)).toMatchObject({ kind: 'rejected', line: 2 });
     const deepObject = `{"hook_event_name":"AfterModel","session_id":"s","llm_response":{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`;
-    expect(admit(new JsonLine(3, deepObject), defaults)).toEqual({
+    expect(admit(readInput(new JsonLine(3, deepObject)), defaults)).toEqual({
       kind: 'rejected',
       line: 3,
       message: 'llm_response: nested deeper than 512 levels',
     });
     const fine = `{"hook_event_name":"AfterModel","session_id":"s","llm_response":{"a":${'{"a":'.repeat(500)}1${'}'.repeat(500)}}}`;
-    const admitted = admit(new JsonLine(4, fine), defaults);
+    const admitted = admit(readInput(new JsonLine(4, fine)), defaults);
     expect(admitted.kind).toBe('event');
     // Accepted at 500 levels, the event must serialize back to the same value: hooks get it on stdin.
     if (admitted.kind === 'event')

@@ -17,7 +17,7 @@ const event = () => {
     { now: () => new Date(0), cwd: () => process.cwd() },
   );
   if (!decoded.ok) throw new Error(decoded.error);
-  return decoded.event;
+  return decoded.value;
 };
 
 const DEBUG_LINES = `i=0; while [ $i -lt 10000 ]; do echo "debug: step $i of the scan, nothing to see" >&2; i=$((i+1)); done`;

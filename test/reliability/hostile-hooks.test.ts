@@ -38,7 +38,7 @@ const event = (overrides: Record<string, unknown>): HookEvent => {
     { now: () => new Date(0), cwd: () => scratch },
   );
   if (!decoded.ok) throw new Error(decoded.error);
-  return decoded.event;
+  return decoded.value;
 };
 
 /** Process groups of the current test, killed afterwards even when an assertion failed. */

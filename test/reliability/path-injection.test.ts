@@ -108,7 +108,7 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
       );
       if (!decoded.ok) throw new Error(decoded.error);
       const results = await Promise.all(
-        hooks.map((hook) => firstValueFrom(executor(hook, decoded.event).pipe(resultOnly()))),
+        hooks.map((hook) => firstValueFrom(executor(hook, decoded.value).pipe(resultOnly()))),
       );
       expect(results).toStrictEqual(hooks.map(() => ({ outcome: 'ok', output: { decision: 'none' } })));
 

@@ -154,7 +154,7 @@ describe('waiting for a slot', () => {
       { now: () => new Date(0), cwd: () => box.dir },
     );
     if (!decoded.ok) throw new Error(decoded.error);
-    return decoded.event;
+    return decoded.value;
   };
   const marking = (name: string) => commandHookOf({ name, command: `touch '${box.path(name)}'` }, 'config');
 

@@ -117,9 +117,9 @@ describe('redactJson under random input', () => {
       fc.property(output, (raw) => {
         const decoded = decodeHookOutputValue(raw);
         if (!decoded.ok) return;
-        const redacted = redactOutput(decoded.output);
+        const redacted = redactOutput(decoded.value);
         const again = decodeHookOutputValue(JSON.parse(JSON.stringify(redacted)));
-        expect(again.ok && again.output.decision).toBe(decoded.output.decision);
+        expect(again.ok && again.value.decision).toBe(decoded.value.decision);
       }),
       { numRuns: 5_000 },
     );

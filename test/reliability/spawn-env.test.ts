@@ -31,7 +31,7 @@ const preToolUse = (sessionId: string): HookEvent => {
     { now: () => new Date(0), cwd: () => process.cwd() },
   );
   if (!decoded.ok) throw new Error(decoded.error);
-  return decoded.event;
+  return decoded.value;
 };
 
 const HOSTILE_SESSIONS: readonly [string, string][] = [

@@ -84,7 +84,7 @@ describe('timestamps must be real calendar dates', () => {
     ['2026-01-31T23:59:60Z'],
     ['2026-04-30T10:00:00Z'],
   ])('accepts %s', (timestamp) => {
-    expect(withTimestamp(timestamp)).toMatchObject({ ok: true, event: { timestamp } });
+    expect(withTimestamp(timestamp)).toMatchObject({ ok: true, value: { timestamp } });
   });
 
   it('every year, month and day: accepted exactly when the date exists (5,000 cases)', () => {

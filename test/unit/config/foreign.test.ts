@@ -352,8 +352,8 @@ describe('the dialect of an extension', () => {
       '/ext/guards/cosh-extension.json',
       { extensionPath: '/ext/guards', workspacePath: '/ws' },
     );
-    if (!decoded.ok) throw new Error(JSON.stringify(decoded.errors));
-    const hooks = decoded.extension.hooks.PreToolUse.map((hook) => withDialectEnv(hook, '/ws'));
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.error));
+    const hooks = decoded.value.hooks.PreToolUse.map((hook) => withDialectEnv(hook, '/ws'));
     expect(hooks.map((hook) => [hook.name, hook.dialect, hook.env])).toStrictEqual([
       ['a', 'claude', { CLAUDE_PROJECT_DIR: '/ws', CLAUDE_PLUGIN_ROOT: '/ext/guards' }],
       ['b', undefined, {}],
@@ -369,7 +369,7 @@ describe('the dialect of an extension', () => {
     });
     expect(decoded).toMatchObject({
       ok: false,
-      errors: [
+      error: [
         {
           file: 'm.json',
           line: 1,

@@ -64,10 +64,10 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     });
     expect(result).toMatchObject({ ok: true, warnings: [] });
     if (!result.ok) return;
-    expect(result.extension.name).toBe('agent-sec-core');
-    expect(result.extension.version).toBe('0.7.0');
+    expect(result.value.name).toBe('agent-sec-core');
+    expect(result.value.version).toBe('0.7.0');
     const shellMatcher = expect.objectContaining({ source: '^(run_shell_command|shell)$' });
-    expect(result.extension.hooks.PreToolUse).toEqual([
+    expect(result.value.hooks.PreToolUse).toEqual([
       {
         kind: 'command',
         name: 'code-scanner',
@@ -117,12 +117,12 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
       },
     ]);
     expect(
-      result.extension.hooks.UserPromptSubmit.map((hook) => [hook.name, hook.timeoutMs, hook.matcher]),
+      result.value.hooks.UserPromptSubmit.map((hook) => [hook.name, hook.timeoutMs, hook.matcher]),
     ).toEqual([['prompt-injection-check', 2000, undefined]]);
-    expect(
-      result.extension.hooks.SessionStart.map((hook) => [hook.name, hook.command, hook.timeoutMs]),
-    ).toEqual([['sec-context', `${path}/hooks/load-context.sh`, 5000]]);
-    expect(result.extension.hooks.Stop).toEqual([]);
+    expect(result.value.hooks.SessionStart.map((hook) => [hook.name, hook.command, hook.timeoutMs])).toEqual([
+      ['sec-context', `${path}/hooks/load-context.sh`, 5000],
+    ]);
+    expect(result.value.hooks.Stop).toEqual([]);
   });
 
   it('reads persistent: true on a command hook (absent = false)', () => {
@@ -141,7 +141,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     });
     if (!result.ok) throw new Error('expected a valid manifest');
     expect(
-      result.extension.hooks.Stop.map((hook) => [hook.name, hook.kind === 'command' && hook.persistent]),
+      result.value.hooks.Stop.map((hook) => [hook.name, hook.kind === 'command' && hook.persistent]),
     ).toEqual([
       ['kept', true],
       ['once', false],
@@ -157,18 +157,18 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     });
     expect(result).toMatchObject({ ok: true, warnings: [] });
     if (!result.ok) return;
-    expect(result.extension.hooks.PreToolUse.map((hook) => [hook.name, hook.env])).toEqual([
+    expect(result.value.hooks.PreToolUse.map((hook) => [hook.name, hook.env])).toEqual([
       ['tokenless-tool-ready', { TOKENLESS_SPEC: `${path}/tool-ready-spec.json` }],
       ['tokenless-rewrite', { TOKENLESS_MODE: 'rewrite', TOKENLESS_STATS_DIR: '/w/.tokenless' }],
     ]);
     expect(
-      result.extension.hooks.PostToolUse.map((hook) => [hook.name, hook.timeoutMs, hook.matcher?.source]),
+      result.value.hooks.PostToolUse.map((hook) => [hook.name, hook.timeoutMs, hook.matcher?.source]),
     ).toEqual([['tokenless-compress', 8000, '^(run_shell_command|shell|read_file)$']]);
   });
 
   it('a manifest without hooks (skills or MCP servers only) is a valid extension', () => {
     const result = decode({ name: 'docs-only', skills: 'skills', mcpServers: { a: { command: 'x' } } });
-    expect(result).toMatchObject({ ok: true, extension: { name: 'docs-only' }, warnings: [] });
+    expect(result).toMatchObject({ ok: true, value: { name: 'docs-only' }, warnings: [] });
   });
 
   it('accepts `sequential`, ignores unknown keys at every level, and keeps an empty matcher as "every tool"', () => {
@@ -179,7 +179,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
       ),
     );
     expect(result).toMatchObject({ ok: true, warnings: [] });
-    if (result.ok) expect(result.extension.hooks.PreToolUse[0]).not.toHaveProperty('matcher');
+    if (result.ok) expect(result.value.hooks.PreToolUse[0]).not.toHaveProperty('matcher');
   });
 });
 
@@ -240,7 +240,7 @@ describe('decodeManifestText: warnings (the extension still loads)', () => {
     const result = decode(manifest);
     expect(result.ok).toBe(true);
     expect(withoutFile(result.warnings)).toEqual([expected]);
-    if (result.ok) expect(result.extension.hooks.PreToolUse).toEqual([]);
+    if (result.ok) expect(result.value.hooks.PreToolUse).toEqual([]);
   });
 });
 
@@ -257,7 +257,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
           'invalid environment variable name "MY-VAR" (expected [A-Za-z_][A-Za-z0-9_]*); entry dropped',
       },
     ]);
-    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => hook.env)).toEqual([{ OK: '2' }]);
+    expect(result.ok && result.value.hooks.PreToolUse.map((hook) => hook.env)).toEqual([{ OK: '2' }]);
   });
 
   it.each([
@@ -267,9 +267,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
     [{}, false],
   ])('fail_open %j: fail_closed is %s', (keys, failClosed) => {
     const result = decode(oneHook({ type: 'command', name: 'a', command: 'x', ...keys }));
-    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => hook.failClosed)).toEqual([
-      failClosed,
-    ]);
+    expect(result.ok && result.value.hooks.PreToolUse.map((hook) => hook.failClosed)).toEqual([failClosed]);
   });
 
   it('fail_open that contradicts fail_closed is an error', () => {
@@ -277,7 +275,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
       oneHook({ type: 'command', name: 'a', command: 'x', fail_closed: true, fail_open: true }),
     );
     expect(result.ok).toBe(false);
-    expect(!result.ok && withoutFile(result.errors)).toEqual([
+    expect(!result.ok && withoutFile(result.error)).toEqual([
       {
         line: 12,
         path: 'hooks.PreToolUse[0].hooks[0].fail_open',
@@ -300,7 +298,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
         ],
       },
     });
-    expect(result.ok && result.extension.hooks.PreToolUse.map((hook) => [hook.name, hook.redact])).toEqual([
+    expect(result.ok && result.value.hooks.PreToolUse.map((hook) => [hook.name, hook.redact])).toEqual([
       ['a', true],
       ['b', false],
     ]);
@@ -308,7 +306,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
 
   it('redact must be a boolean', () => {
     const result = decode(oneHook({ type: 'command', name: 'a', command: 'x', redact: 'no' }));
-    expect(!result.ok && withoutFile(result.errors)).toEqual([
+    expect(!result.ok && withoutFile(result.error)).toEqual([
       { line: 11, path: 'hooks.PreToolUse[0].hooks[0].redact', message: 'expected true or false, got "no"' },
     ]);
   });
@@ -425,7 +423,7 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
   ])('%s', (_, manifest, expected) => {
     const result = decode(manifest);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(withoutFile(result.errors)).toEqual([expected]);
+    if (!result.ok) expect(withoutFile(result.error)).toEqual([expected]);
   });
 
   it('reports every problem at once, next to the warnings', () => {
@@ -444,7 +442,7 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
     });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors.map((problem) => `${problem.line} ${problem.path}`)).toEqual([
+    expect(result.error.map((problem) => `${problem.line} ${problem.path}`)).toEqual([
       '3 version',
       '7 hooks.PreToolUse[0].matcher',
       '12 hooks.PreToolUse[0].hooks[0].command',
@@ -461,7 +459,7 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
     const result = decodeManifestText('{\n  "name": "x"\n  "hooks": {}\n}\n', FILE, VARS);
     expect(result).toEqual({
       ok: false,
-      errors: [{ file: FILE, line: 3, message: expect.stringMatching(/^invalid JSON \(column 3\): /) }],
+      error: [{ file: FILE, line: 3, message: expect.stringMatching(/^invalid JSON \(column 3\): /) }],
       warnings: [],
     });
   });
@@ -470,7 +468,7 @@ describe('decodeManifestText: errors (the extension is not loaded)', () => {
     const result = decodeManifestText('{"name": "x", "hooks": }', FILE, VARS);
     expect(result).toMatchObject({
       ok: false,
-      errors: [{ file: FILE, message: expect.stringMatching(/^invalid JSON/) }],
+      error: [{ file: FILE, message: expect.stringMatching(/^invalid JSON/) }],
     });
   });
 });

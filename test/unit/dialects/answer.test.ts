@@ -21,7 +21,7 @@ const printed = (stdout: string): HookResult => {
   const decoded = decodeHookStdout(stdout);
   return withPrinted(
     decoded.ok
-      ? success(decoded.output)
+      ? success(decoded.value)
       : failure('invalid_output', `invalid output: ${decoded.error}`, { exitCode: 0 }),
     stdout,
   );

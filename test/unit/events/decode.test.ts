@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admit, decodeEvent, JsonLine } from '../../../src/events/index.js';
+import { admit, decodeEvent, readInput, JsonLine } from '../../../src/events/index.js';
 
 const defaults = { now: () => new Date('2026-07-01T10:00:00Z'), cwd: () => '/host' };
 const base = { session_id: 's1', cwd: '/p', timestamp: '2026-07-01T09:00:00Z' };
@@ -18,7 +18,7 @@ const valid: Record<string, Record<string, unknown>> = {
 describe('decodeEvent', () => {
   it.each(Object.entries(valid))('accepts a minimal %s', (name, fields) => {
     const input = { hook_event_name: name, ...base, ...fields };
-    expect(decodeEvent(input, defaults)).toEqual({ ok: true, event: input });
+    expect(decodeEvent(input, defaults)).toEqual({ ok: true, value: input });
   });
 
   it.each([
@@ -37,7 +37,7 @@ describe('decodeEvent', () => {
     );
     expect(result).toEqual({
       ok: true,
-      event: {
+      value: {
         hook_event_name: 'SessionStart',
         session_id: 's',
         future_field: { x: [1] },
@@ -119,12 +119,16 @@ describe('decodeEvent', () => {
 
 describe('admit', () => {
   it('parses JSON lines and keeps the line number on errors', () => {
-    expect(admit(new JsonLine(3, '{"hook_event_name":"Stop","session_id":"s"}'), defaults)).toMatchObject({
+    expect(
+      admit(readInput(new JsonLine(3, '{"hook_event_name":"Stop","session_id":"s"}')), defaults),
+    ).toMatchObject({
       kind: 'event',
       event: { hook_event_name: 'Stop' },
     });
-    expect(admit(new JsonLine(4, '{nope'), defaults)).toMatchObject({ kind: 'rejected', line: 4 });
-    expect(admit(new JsonLine(5, '{"hook_event_name":"Nope","session_id":"s"}'), defaults)).toMatchObject({
+    expect(admit(readInput(new JsonLine(4, '{nope')), defaults)).toMatchObject({ kind: 'rejected', line: 4 });
+    expect(
+      admit(readInput(new JsonLine(5, '{"hook_event_name":"Nope","session_id":"s"}')), defaults),
+    ).toMatchObject({
       kind: 'rejected',
       line: 5,
       message: expect.stringContaining('unknown event "Nope"'),
@@ -132,7 +136,7 @@ describe('admit', () => {
   });
 
   it('plain values have no line', () => {
-    expect(admit({}, defaults)).toEqual({
+    expect(admit(readInput({}), defaults)).toEqual({
       kind: 'rejected',
       message: 'hook_event_name: missing required field',
     });

@@ -1,7 +1,8 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { admitEvents, type Admitted } from '../../../operators/index.js';
+import { admitEvents, type Admitted, type EventInput } from '../../../operators/index.js';
 import { JsonLine, type EventDefaults } from '../../../src/events/index.js';
+import { err, ok } from '../../../src/result.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 
 const defaults: EventDefaults = { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => '/work' };
@@ -13,22 +14,26 @@ const stop = (session: string) => ({
   timestamp: '2026-07-01T10:00:00Z',
 });
 
+/** Items as `parseLines` gives them: event values, and lines with their number. */
 const input = {
-  a: stop('a'),
-  b: stop('b'),
-  c: stop('c'),
+  a: ok(stop('a')),
+  b: ok(stop('b')),
+  c: ok(stop('c')),
   /** Valid, but without cwd and timestamp: both are filled from the defaults. */
-  m: { hook_event_name: 'Stop', session_id: 'm' },
-  /** A JsonLine with a valid event on line 4. */
-  j: new JsonLine(4, JSON.stringify(stop('j'))),
-  x: new JsonLine(7, 'nope'),
-  u: { hook_event_name: 'Stop' },
-};
+  m: ok({ hook_event_name: 'Stop', session_id: 'm' }),
+  /** A valid event that came as line 4. */
+  j: { ...ok(stop('j')), line: 4 },
+  /** Line 7 held no value: its problem is the message. */
+  x: { ...err('not JSON: Unexpected token \'o\', "nope" is not valid JSON'), line: 7 },
+  u: ok({ hook_event_name: 'Stop' }),
+  /** Line 9 is JSON but not an event: rejected by its line too. */
+  n: { ...ok({ hook_event_name: 'Nope', session_id: 's' }), line: 9 },
+} satisfies Record<string, EventInput>;
 
 const admitted = {
-  A: { kind: 'event', seq: 1, event: input.a },
-  B: { kind: 'event', seq: 2, event: input.b },
-  C: { kind: 'event', seq: 3, event: input.c },
+  A: { kind: 'event', seq: 1, event: stop('a') },
+  B: { kind: 'event', seq: 2, event: stop('b') },
+  C: { kind: 'event', seq: 3, event: stop('c') },
   M: {
     kind: 'event',
     seq: 1,
@@ -46,6 +51,13 @@ const admitted = {
     index: 4,
     message: 'session_id: missing required field (expected a string)',
   },
+  N: {
+    kind: 'rejected',
+    index: 5,
+    line: 9,
+    message:
+      'hook_event_name: unknown event "Nope" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)',
+  },
 } satisfies Record<string, Admitted>;
 
 describe('admitEvents', () => {
@@ -61,9 +73,9 @@ describe('admitEvents', () => {
 
   it('rejects invalid items in place, counting every item in `index`; valid events keep their own count', () => {
     createTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
-      const e1 = hot('  -m-x-j-u-|', input);
-      const e1subs = '  ^--------!';
-      const expected = '-M-X-J-U-|';
+      const e1 = hot('  -m-x-j-u-n-|', input);
+      const e1subs = '  ^----------!';
+      const expected = '-M-X-J-U-N-|';
       expectObservable(e1.pipe(admitEvents(defaults))).toBe(expected, admitted);
       expectSubscriptions(e1.subscriptions).toBe(e1subs);
     });
@@ -100,12 +112,14 @@ describe('admitEvents', () => {
     });
   });
 
-  it('types: any input (objects or JsonLines) in, Admitted out', () => {
+  it('types: EventInput (past the parseLines edge) in, Admitted out', () => {
     expectTypeOf(admitEvents).parameter(0).toEqualTypeOf<EventDefaults>();
-    expectTypeOf(admitEvents(defaults)).toEqualTypeOf<OperatorFunction<unknown, Admitted>>();
-    expectTypeOf(of(new JsonLine(1, '{}'), 3).pipe(admitEvents(defaults))).toEqualTypeOf<
-      Observable<Admitted>
-    >();
+    expectTypeOf(admitEvents(defaults)).toEqualTypeOf<OperatorFunction<EventInput, Admitted>>();
+    expectTypeOf(of(input.a, input.x).pipe(admitEvents(defaults))).toEqualTypeOf<Observable<Admitted>>();
+    // @ts-expect-error -- raw lines are parsed at the edge (parseLines), never admitted as they are
+    of(new JsonLine(1, '{}')).pipe(admitEvents(defaults));
+    // @ts-expect-error -- and so are event values: admitEvents takes typed input only
+    of(stop('a')).pipe(admitEvents(defaults));
     expectTypeOf<Extract<Admitted, { kind: 'event' }>['seq']>().toEqualTypeOf<number>();
     expectTypeOf<Extract<Admitted, { kind: 'rejected' }>['line']>().toEqualTypeOf<number | undefined>();
     // @ts-expect-error -- the clock and the working directory must be injected

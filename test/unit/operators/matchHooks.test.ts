@@ -3,6 +3,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   admitEvents,
   matchHooks,
+  parseLines,
   type Admitted,
   type AdmittedEvent,
   type Job,
@@ -111,7 +112,7 @@ describe('matchHooks', () => {
     });
   });
 
-  it('after admitEvents: numbers valid events, rejects in place, chains attached', () => {
+  it('after parseLines and admitEvents: numbers valid events, rejects in place, chains attached', () => {
     createTestScheduler().run(({ hot, expectObservable }) => {
       const e1 = hot('-abcd|', {
         a: { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell', tool_input: {} },
@@ -120,6 +121,7 @@ describe('matchHooks', () => {
         d: { hook_event_name: 'Stop', session_id: 's' },
       });
       const out = e1.pipe(
+        parseLines(),
         admitEvents({ now: () => new Date(0), cwd: () => '/' }),
         matchHooks(registry),
         map((job) =>

@@ -63,7 +63,7 @@ describe('decodeHookStdout', () => {
     ['{"decision":"allow","extra":1,"continue":false}', { decision: 'allow' }],
     ['{"reason":"only a reason"}', { decision: 'none', reason: 'only a reason' }],
   ])('%j decodes', (stdout, output) => {
-    expect(decodeHookStdout(stdout)).toEqual({ ok: true, output });
+    expect(decodeHookStdout(stdout)).toEqual({ ok: true, value: output });
   });
 
   it.each([
@@ -97,7 +97,7 @@ describe('decodeHookOutputValue (parsed stdout, in-process hook values)', () => 
   it('normalizes an object', () => {
     expect(decodeHookOutputValue({ decision: 'Approve', systemMessage: 's' })).toEqual({
       ok: true,
-      output: { decision: 'allow', systemMessage: 's' },
+      value: { decision: 'allow', systemMessage: 's' },
     });
   });
 
@@ -115,7 +115,7 @@ describe('snake_case output keys and the keys accepted and ignored (SPEC §4.3)'
       ),
     ).toEqual({
       ok: true,
-      output: { decision: 'allow', systemMessage: 'hi', hookSpecificOutput: { tool_input: { a: 1 } } },
+      value: { decision: 'allow', systemMessage: 'hi', hookSpecificOutput: { tool_input: { a: 1 } } },
     });
   });
 
@@ -129,7 +129,7 @@ describe('snake_case output keys and the keys accepted and ignored (SPEC §4.3)'
       }),
     ).toEqual({
       ok: true,
-      output: { decision: 'none', systemMessage: 'snake', hookSpecificOutput: { snake: true } },
+      value: { decision: 'none', systemMessage: 'snake', hookSpecificOutput: { snake: true } },
     });
   });
 
@@ -149,6 +149,6 @@ describe('snake_case output keys and the keys accepted and ignored (SPEC §4.3)'
     ['{"decision":"block","reason":"r","suppressOutput":true,"suppress_output":{"x":[1]}}'],
     ['{"decision":"block","reason":"r","continue":null,"stopReason":[],"suppressOutput":"yes"}'],
   ])('%s: continue, stop_reason and suppress_output are ignored, whatever their type', (stdout) => {
-    expect(decodeHookStdout(stdout)).toEqual({ ok: true, output: { decision: 'block', reason: 'r' } });
+    expect(decodeHookStdout(stdout)).toEqual({ ok: true, value: { decision: 'block', reason: 'r' } });
   });
 });

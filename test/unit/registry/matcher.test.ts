@@ -6,14 +6,14 @@ import { compileMatcher, TOOL_NAME_ALIASES } from '../../../src/registry/matcher
 
 const compiled = (source: string) => {
   const result = compileMatcher(source);
-  if (!result.ok) throw new Error(result.message);
-  if (result.matcher === undefined) throw new Error(`${source} matches every tool`);
-  return result.matcher;
+  if (!result.ok) throw new Error(result.error);
+  if (result.value === undefined) throw new Error(`${source} matches every tool`);
+  return result.value;
 };
 
 const messageOf = (source: string): string => {
   const result = compileMatcher(source);
-  return result.ok ? 'compiled' : result.message;
+  return result.ok ? 'compiled' : result.error;
 };
 
 describe('compileMatcher: RE2 syntax, unanchored (SPEC 4.1)', () => {
@@ -32,8 +32,8 @@ describe('compileMatcher: RE2 syntax, unanchored (SPEC 4.1)', () => {
   });
 
   it('"" and "*" match every tool: no matcher at all', () => {
-    expect(compileMatcher('')).toStrictEqual({ ok: true, matcher: undefined });
-    expect(compileMatcher('*')).toStrictEqual({ ok: true, matcher: undefined });
+    expect(compileMatcher('')).toStrictEqual({ ok: true, value: undefined });
+    expect(compileMatcher('*')).toStrictEqual({ ok: true, value: undefined });
   });
 
   it('keeps the pattern as written for listings', () => {
@@ -127,8 +127,8 @@ describe('tool-name aliases, as in cosh-core (SPEC 4.1)', () => {
       { now: () => new Date(0), cwd: () => '/' },
     );
     if (!decoded.ok) throw new Error('invalid event');
-    expect(chainFor(registry, decoded.event).map((hook) => hook.name)).toStrictEqual(['scanner']);
-    expect(decoded.event).toMatchObject({ tool_name: 'shell' });
+    expect(chainFor(registry, decoded.value).map((hook) => hook.name)).toStrictEqual(['scanner']);
+    expect(decoded.value).toMatchObject({ tool_name: 'shell' });
   });
 });
 
