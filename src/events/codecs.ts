@@ -39,16 +39,10 @@ const daysIn = (year: number, month: number): number =>
 /** The pattern bounds the day to 31; days 29-31 are checked against the month and leap year. */
 const isRfc3339 = (value: unknown): value is string => {
   if (typeof value !== 'string' || !RFC_3339.test(value)) return false;
-  // Fixed positions: YYYY-MM-DD. Character arithmetic, no Date and no substring per event.
-  const day = (value.charCodeAt(8) - 48) * 10 + (value.charCodeAt(9) - 48);
+  // Fixed positions: YYYY-MM-DD.
+  const day = Number(value.slice(8, 10));
   if (day < 29) return true;
-  const month = (value.charCodeAt(5) - 48) * 10 + (value.charCodeAt(6) - 48);
-  const year =
-    (value.charCodeAt(0) - 48) * 1000 +
-    (value.charCodeAt(1) - 48) * 100 +
-    (value.charCodeAt(2) - 48) * 10 +
-    (value.charCodeAt(3) - 48);
-  return day <= daysIn(year, month);
+  return day <= daysIn(Number(value.slice(0, 4)), Number(value.slice(5, 7)));
 };
 
 /** A date-time as RFC 3339 writes it (`2026-07-01T10:00:00Z`, offsets and fractions allowed). */

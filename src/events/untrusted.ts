@@ -41,19 +41,16 @@ const walk = (node: unknown, levels: number, path: string[]): Found => {
   return undefined;
 };
 
-const scratch: string[] = [];
-
 /**
  * The first reason `value` cannot be written as a JSON line: objects and arrays nested more than
  * `maxDepth` levels (a cycle counts as too deep), or a BigInt (`JSON.stringify` throws on both).
  * May throw when `value` has a throwing getter or is a hostile Proxy: callers catch.
  */
 export const jsonProblemOf = (value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonProblem | undefined => {
-  // One scratch array for every call (this runs once per event): filled only on the way back up
-  // from a problem, so a clean value allocates nothing.
-  scratch.length = 0;
-  const problem = walk(value, maxDepth, scratch);
-  return problem === undefined ? undefined : { path: scratch.slice().reverse(), problem };
+  // Filled only on the way back up from a problem, innermost key first.
+  const path: string[] = [];
+  const problem = walk(value, maxDepth, path);
+  return problem === undefined ? undefined : { path: path.reverse(), problem };
 };
 
 /**
