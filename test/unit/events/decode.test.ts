@@ -115,6 +115,22 @@ describe('decodeEvent', () => {
   ])('rejects %j', (input, error) => {
     expect(decodeEvent(input, defaults)).toEqual({ ok: false, error });
   });
+
+  it('checks an optional field the event inherits, as io-ts reads it', () => {
+    const inherited = Object.assign(Object.create({ source: 5 }) as object, {
+      hook_event_name: 'SessionStart',
+      session_id: 's',
+    });
+    expect(decodeEvent(inherited, defaults)).toEqual({
+      ok: false,
+      error: 'source: expected a string, got number 5',
+    });
+  });
+
+  it('accepts an optional field present as undefined', () => {
+    const input = { hook_event_name: 'Stop', session_id: 's', last_assistant_message: undefined };
+    expect(decodeEvent(input, defaults).ok).toBe(true);
+  });
 });
 
 describe('admit', () => {
