@@ -3,6 +3,7 @@ import { Observable } from 'rxjs';
 import { failure } from '../protocol/result.js';
 import { classifyProcess, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
+import { firstStderrLine, headBuffer, tailBuffer } from './output-buffers.js';
 import { ownGroup, releaseGroup, signalGroup } from './groups.js';
 import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
 import { hookEnvironment } from './hook-env.js';
@@ -49,87 +50,6 @@ const hookCwd = (cwd: string | undefined): string => {
   } catch {
     return process.cwd();
   }
-};
-
-/** Keeps the first `limit` bytes and notes whether more came. */
-const headBuffer = (limit: number) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let overflow = false;
-  return {
-    /** Returns true on the chunk that crosses the limit. */
-    push(chunk: Buffer): boolean {
-      if (overflow) return false;
-      size += chunk.length;
-      if (size > limit) {
-        overflow = true;
-        chunks.length = 0;
-        return true;
-      }
-      chunks.push(chunk);
-      return false;
-    },
-    get overflow() {
-      return overflow;
-    },
-    text: () => Buffer.concat(chunks).toString('utf8'),
-  };
-};
-
-/** Keeps the last `limit` bytes. */
-const tailBuffer = (limit: number) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let total = 0;
-  return {
-    /** True once the start of the stream is no longer kept. */
-    get cut(): boolean {
-      return total > limit;
-    },
-    push(chunk: Buffer): void {
-      chunks.push(chunk);
-      size += chunk.length;
-      total += chunk.length;
-      while (chunks.length > 1 && size - (chunks[0]?.length ?? 0) >= limit) {
-        size -= chunks.shift()?.length ?? 0;
-      }
-    },
-    text: (): string => {
-      const all = Buffer.concat(chunks);
-      return all.subarray(Math.max(0, all.length - limit)).toString('utf8');
-    },
-  };
-};
-
-/** Bytes of stderr searched for its first line; a longer first line is cut there. */
-const FIRST_LINE_BYTES = 4096;
-
-/**
- * Follows the start of stderr and reports its first non-blank line each time it grows, until the
- * line is complete: the reason a fail_closed hook gets if it then times out.
- */
-const firstStderrLine = () => {
-  let head = '';
-  let done = false;
-  let reported: string | undefined;
-  return {
-    /** The first non-blank line so far (complete once a newline followed it). */
-    get line(): string | undefined {
-      return reported;
-    },
-    push(chunk: Buffer): string | undefined {
-      if (done) return undefined;
-      head += chunk.subarray(0, FIRST_LINE_BYTES - head.length).toString('utf8');
-      const start = head.search(/\S/);
-      if (start < 0) return undefined;
-      const end = head.indexOf('\n', start);
-      done = end >= 0 || head.length >= FIRST_LINE_BYTES;
-      const line = (end >= 0 ? head.slice(start, end) : head.slice(start)).trim();
-      if (line === '' || line === reported) return undefined;
-      reported = line;
-      return line;
-    },
-  };
 };
 
 const errorCode = (error: unknown): string | undefined => {

@@ -7,6 +7,7 @@ import { invocationOf } from './command.js';
 import { ownGroup, releaseGroup, signalGroup } from './groups.js';
 import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
 import { persistentHookEnvironment } from './hook-env.js';
+import { firstStderrLine, tailBuffer } from './output-buffers.js';
 import {
   backoffDelay,
   backoffFailure,
@@ -98,48 +99,6 @@ const killGroupGracefully = (pgid: number, graceMs: number): void => {
   setTimeout(() => killGroupNow(pgid), graceMs);
 };
 
-// ----- small buffers
-
-/** Keeps the last `limit` bytes. */
-const tailBuffer = (limit: number) => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  return {
-    push(chunk: Buffer): void {
-      chunks.push(chunk);
-      size += chunk.length;
-      while (chunks.length > 1 && size - (chunks[0]?.length ?? 0) >= limit)
-        size -= chunks.shift()?.length ?? 0;
-    },
-    text: (): string => {
-      const all = Buffer.concat(chunks);
-      return all.subarray(Math.max(0, all.length - limit)).toString('utf8');
-    },
-  };
-};
-
-/** Bytes of stderr searched for its first line; a longer first line is cut there. */
-const FIRST_LINE_BYTES = 4096;
-
-/** The first non-blank stderr line since the request, reported each time it grows until complete. */
-const firstLineTracker = () => {
-  let head = '';
-  let done = false;
-  let reported: string | undefined;
-  return (chunk: Buffer): string | undefined => {
-    if (done) return undefined;
-    head += chunk.subarray(0, FIRST_LINE_BYTES - head.length).toString('utf8');
-    const start = head.search(/\S/);
-    if (start < 0) return undefined;
-    const end = head.indexOf('\n', start);
-    done = end >= 0 || head.length >= FIRST_LINE_BYTES;
-    const line = (end >= 0 ? head.slice(start, end) : head.slice(start)).trim();
-    if (line === '' || line === reported) return undefined;
-    reported = line;
-    return line;
-  };
-};
-
 // ----- one request, one process, one hook
 
 /** One event waiting for (or being answered by) a persistent process. */
@@ -147,7 +106,7 @@ interface Request {
   readonly line: string;
   readonly subscriber: Subscriber<HookEmission>;
   readonly stderr: ReturnType<typeof tailBuffer>;
-  readonly firstLine: (chunk: Buffer) => string | undefined;
+  readonly firstLine: ReturnType<typeof firstStderrLine>;
 }
 
 /** A running persistent process. */
@@ -205,7 +164,7 @@ class PersistentHook {
       line,
       subscriber,
       stderr: tailBuffer(this.settings.stderrLimit),
-      firstLine: firstLineTracker(),
+      firstLine: firstStderrLine(),
     };
     this.queue.push(request);
     this.pump();
@@ -367,7 +326,7 @@ class PersistentHook {
     const request = this.current;
     if (this.live !== live || request === undefined) return;
     request.stderr.push(chunk);
-    const line = request.firstLine(chunk);
+    const line = request.firstLine.push(chunk);
     if (line !== undefined) request.subscriber.next({ progress: 'stderr', firstLine: line });
   }
 

@@ -1,6 +1,6 @@
 import { defer, from, map, of, type Observable } from 'rxjs';
-import { describe, expect, it } from 'vitest';
-import { runHooks, translateDialect } from '../../../operators/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { runHooks, translateDialect, type RunOne } from '../../../operators/index.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookEmission } from '../../../src/exec/port.js';
 import { failure, type HookResult, type HookRun } from '../../../src/protocol/index.js';
@@ -91,6 +91,22 @@ describe('translateDialect', () => {
       expectObservable(out, '--!').toBe('--');
       expectSubscriptions(hook.subscriptions).toBe('^-!');
     });
+  });
+
+  it('passes an error of the wrapped run on, untranslated (runHooks turns it into a failure)', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const hook = cold<HookResult>('--#', undefined, new Error('boom'));
+      const out = translateDialect(commandHook('h', { dialect: 'gemini' }), pre, () => hook);
+      expectObservable(out).toBe('--#', undefined, new Error('boom'));
+      expectSubscriptions(hook.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('types: a hook, an event and a runner in, an Observable of HookResult out', () => {
+    const run: RunOne = () => of(results.none());
+    expectTypeOf(translateDialect(commandHook('h'), pre, run)).toEqualTypeOf<Observable<HookResult>>();
+    expectTypeOf(translateDialect).parameter(2).toEqualTypeOf<RunOne>();
   });
 
   it('translates nothing before subscription', () => {
