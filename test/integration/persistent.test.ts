@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstValueFrom, Subject, type Subscription } from 'rxjs';
+import { filter, firstValueFrom, lastValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/events/decode.js';
 import type { HookEvent } from '../../src/events/codecs.js';
@@ -10,6 +10,7 @@ import { execaExecutor, resultOnly, type PersistentHookOptions } from '../../src
 import type { HookDecision } from '../../src/output/lines.js';
 import type { HookResult } from '../../src/protocol/result.js';
 import { createDispatcher } from '../../src/pipeline/dispatch.js';
+import { createSession } from '../../src/pipeline/session.js';
 import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
 import { killOwnedGroupsNow } from '../../src/exec/groups.js';
@@ -477,6 +478,27 @@ describe('persistent hooks: nothing outlives the run', () => {
     leftovers.add(child);
     expect(second.decision.hook_specific_output).toEqual({ pid, seen: 2 });
     dispatcher.close();
+    await noneLeft({ pid, child });
+  });
+
+  it('a session keeps one process across decides, and close() ends it', async () => {
+    const session = createSession(
+      defineHooks({ PreToolUse: [keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)] }),
+      defaultDeps(execaExecutor({ killGraceMs: 200 })),
+    );
+    const decide = (action: string) =>
+      lastValueFrom(
+        session
+          .decide(eventOf({ tool_input: { action } }))
+          .pipe(filter((line): line is HookDecision => line.type === 'hook_decision')),
+      );
+    const first = await decide('child');
+    const second = await decide('pid');
+    const pid = pidOf(first);
+    const child = (first.hook_specific_output as { child: number }).child;
+    leftovers.add(child);
+    expect(second.hook_specific_output).toEqual({ pid, seen: 2 });
+    session.close();
     await noneLeft({ pid, child });
   });
 
