@@ -38,7 +38,8 @@ export const printableLine = (text: string): string => text.replace(UNSAFE_LINE,
 
 /**
  * JSON text for the terminal: JSON.stringify already escapes C0 controls; this escapes what it
- * leaves raw (DEL, C1, separators, bidi controls) as `\uXXXX`, so the document stays the same JSON.
+ * leaves raw (DEL, C1, separators, bidi controls) as `\u` and four hex digits, so the document
+ * stays the same JSON.
  */
 export const printableJson = (json: string): string =>
   json.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);

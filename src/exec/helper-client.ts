@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { parseJson } from '../events/untrusted.js';
 import { signalGroup } from './groups.js';
 import { startProcess, type ProcessHandle, type ProcessListener, type Spawner } from './spawn.js';
 import {
@@ -195,8 +196,10 @@ class Helper {
         return;
       }
       case NOT_STARTED: {
+        const parsed = parseJson(payload.toString('utf8'));
+        if (!parsed.ok) return this.unreadable(parsed.error);
         this.forget(id);
-        const { code, message } = JSON.parse(payload.toString('utf8')) as { code?: string; message: string };
+        const { code, message } = parsed.value as { code?: string; message: string };
         listener.notStarted(Object.assign(new Error(message), code === undefined ? {} : { code }));
         return;
       }
@@ -207,10 +210,9 @@ class Helper {
         listener.stderr(Buffer.from(payload));
         return;
       case EXIT: {
-        const { code, signal } = JSON.parse(payload.toString('utf8')) as {
-          code: number | null;
-          signal: NodeJS.Signals | null;
-        };
+        const parsed = parseJson(payload.toString('utf8'));
+        if (!parsed.ok) return this.unreadable(parsed.error);
+        const { code, signal } = parsed.value as { code: number | null; signal: NodeJS.Signals | null };
         if (remote.detached) this.forget(id);
         listener.exit(code, signal);
         return;
@@ -222,6 +224,11 @@ class Helper {
       default:
         return;
     }
+  }
+
+  /** A frame whose payload is not JSON: the helper cannot be trusted any more, as if it had died. */
+  private unreadable(problem: string): void {
+    this.end(new Error(`the spawn helper sent an unreadable frame (${problem})`));
   }
 
   /**
