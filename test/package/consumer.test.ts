@@ -24,13 +24,19 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cosh-consumer-'));
 const host = join(work, 'host');
 
-/** The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo). */
+/**
+ * The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo),
+ * and without colour: tools such as publint colour their output whenever `CI` is set.
+ */
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(
     Object.entries(process.env).filter(
-      ([key]) => !key.startsWith('npm_') || ['npm_config_cache', 'npm_config_registry'].includes(key),
+      ([key]) =>
+        key !== 'FORCE_COLOR' &&
+        (!key.startsWith('npm_') || ['npm_config_cache', 'npm_config_registry'].includes(key)),
     ),
   ),
+  NO_COLOR: '1',
   ...extra,
 });
 
