@@ -3,7 +3,7 @@ import { parseJson } from '../events/untrusted.js';
 import type { ForeignDialect } from '../dialects/dialect.js';
 import {
   coshEventsOf,
-  FOREIGN_DEFAULT_TIMEOUT_MS,
+  defaultTimeoutMs,
   mapMatcher,
   nameFor,
   timeoutMsOf,
@@ -169,7 +169,9 @@ class ForeignWalk {
       return;
     }
     let ms =
-      timeout === undefined ? FOREIGN_DEFAULT_TIMEOUT_MS : timeoutMsOf(this.dialect, timeout as number);
+      timeout === undefined
+        ? defaultTimeoutMs(this.dialect, event)
+        : timeoutMsOf(this.dialect, timeout as number);
     if (ms > MAX_TIMEOUT_MS) {
       this.warnings.push({
         path: [...at, 'timeout'],

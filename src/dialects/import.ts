@@ -103,8 +103,14 @@ export const mapMatcher = (dialect: ForeignDialect, matcher: string | undefined)
       };
 };
 
-/** Default hook timeouts of the two agents: 60 s for both (Claude in seconds, Gemini in ms). */
-export const FOREIGN_DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * The timeout, in milliseconds, of a hook whose settings give none: what its own agent uses.
+ * Claude Code: 600 s for command hooks, lowered to 30 s on `UserPromptSubmit` (hooks reference,
+ * common fields); Gemini CLI: 60 000 ms (hooks reference, hook configuration). `event` is the
+ * agent's own event name.
+ */
+export const defaultTimeoutMs = (dialect: ForeignDialect, event: string): number =>
+  dialect === 'gemini' ? 60_000 : event === 'UserPromptSubmit' ? 30_000 : 600_000;
 
 /** Claude Code gives `timeout` in seconds, Gemini CLI in milliseconds. */
 export const timeoutMsOf = (dialect: ForeignDialect, timeout: number): number =>

@@ -10,7 +10,7 @@ const claude = (hooks: unknown, extra: Record<string, unknown> = {}) =>
   decodeForeignText(JSON.stringify({ ...extra, hooks }, null, 2), FILE, 'claude');
 
 describe('decodeForeignText: Claude Code settings', () => {
-  it('reads matcher groups: seconds → ms, default 60 s, matchers → cosh names, a name from the command', () => {
+  it('reads matcher groups: seconds → ms, default 600 s, matchers → cosh names, a name from the command', () => {
     const decoded = claude({
       PreToolUse: [
         {
@@ -40,11 +40,42 @@ describe('decodeForeignText: Claude Code settings', () => {
         name: 'claude-guard.js-HASH',
         event: 'PreToolUse',
         command: 'node guard.js',
-        timeout: 60_000,
+        timeout: 600_000,
         matcher: '^(shell|run_shell_command)$',
         dialect: 'claude',
       },
       { name: 'claude-say-HASH', event: 'Stop', command: 'say done', timeout: 250, dialect: 'claude' },
+    ]);
+  });
+
+  it("a hook without a timeout gets Claude Code's default: 600 s, 30 s on UserPromptSubmit", () => {
+    // Claude Code hooks reference, common fields: "Defaults: 600 for command"; Claude Code lowers
+    // the command default to 30 on UserPromptSubmit.
+    const decoded = claude({
+      PreToolUse: [{ hooks: [{ type: 'command', command: 'a' }] }],
+      PostToolUse: [{ hooks: [{ type: 'command', command: 'b' }] }],
+      PostToolUseFailure: [{ hooks: [{ type: 'command', command: 'c' }] }],
+      UserPromptSubmit: [
+        {
+          hooks: [
+            { type: 'command', command: 'd' },
+            { command: 'e', timeout: 45 },
+          ],
+        },
+      ],
+      SessionStart: [{ hooks: [{ type: 'command', command: 'f' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'g' }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(decoded.warnings).toStrictEqual([]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command, hook.timeout])).toStrictEqual([
+      ['PreToolUse', 'a', 600_000],
+      ['PostToolUse', 'b', 600_000],
+      ['PostToolUseFailure', 'c', 600_000],
+      ['UserPromptSubmit', 'd', 30_000],
+      ['UserPromptSubmit', 'e', 45_000],
+      ['SessionStart', 'f', 600_000],
+      ['Stop', 'g', 600_000],
     ]);
   });
 
