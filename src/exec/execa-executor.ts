@@ -175,11 +175,12 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
         const first = (firstLine = firstStderrLine());
         const current = (attempt += 1);
         const live = () => current === attempt && !settled;
+        const runDir = hookCwd(event.cwd);
         const spec = {
           file,
           args,
-          cwd: hookCwd(event.cwd),
-          env: hookEnvironment(hook, event, process.env, process.cwd()),
+          cwd: runDir,
+          env: hookEnvironment(hook, event, process.env, process.cwd(), runDir),
         };
         const started = spawn(spec, {
           started: (pid) => {
