@@ -61,9 +61,12 @@ const without = (source: Json, keys: readonly string[]): Record<string, unknown>
  * The fields both agents share on top of cosh's: `continue: false` stops the agent, with
  * `stopReason` for the user. Here that is a block (the chain stops, the host is told why) plus
  * `continue: false` and `stop_reason` in `hook_specific_output`, so the host can end the turn even
- * on events where nothing is blocked (docs/compat.md).
+ * on events where nothing is blocked (docs/compat.md). Not for a Gemini hook on SessionStart,
+ * where Gemini CLI ignores `continue`.
  */
 const withStop = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
+  // Gemini CLI's SessionStart is advisory: it ignores `continue` there (startup is never blocked).
+  if (context.dialect === 'gemini' && context.event === 'SessionStart') return ok(output);
   const go = raw['continue'];
   const stopReason = raw['stopReason'];
   if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');

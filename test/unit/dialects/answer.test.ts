@@ -216,4 +216,25 @@ describe('readForeignAnswer: Gemini CLI JSON', () => {
       }),
     );
   });
+
+  it('SessionStart is advisory in Gemini CLI: continue and stopReason are ignored there', () => {
+    // Gemini CLI hooks reference, SessionStart: "continue and decision fields are ignored.
+    // Startup is never blocked." A Claude hook's continue: false still stops (every event).
+    expect(
+      readForeignAnswer(
+        printed('{"continue":false,"stopReason":"no","systemMessage":"Loaded 3 memories"}'),
+        gemini('SessionStart'),
+      ),
+    ).toStrictEqual(success({ decision: 'none', systemMessage: 'Loaded 3 memories' }));
+    expect(readForeignAnswer(printed('{"continue":"no"}'), gemini('SessionStart'))).toStrictEqual(
+      success({ decision: 'none' }),
+    );
+    expect(readForeignAnswer(printed('{"continue":false}'), claude('SessionStart'))).toStrictEqual(
+      success({
+        decision: 'block',
+        reason: 'hook "guard" stopped the agent',
+        hookSpecificOutput: { continue: false, stop_reason: 'hook "guard" stopped the agent' },
+      }),
+    );
+  });
 });
