@@ -168,6 +168,12 @@ class ForeignWalk {
       });
       return;
     }
+    if (this.dialect === 'claude' && entry['async'] === true)
+      this.warnings.push({
+        path: [...at, 'async'],
+        message:
+          "runs in the chain here, not in the background (cosh-hooks has no background hooks): the agent waits for it, up to its timeout, and its decision counts, where Claude Code ignores an async hook's decision",
+      });
     let ms =
       timeout === undefined
         ? defaultTimeoutMs(this.dialect, event)

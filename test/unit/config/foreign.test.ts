@@ -103,6 +103,30 @@ describe('decodeForeignText: Claude Code settings', () => {
     expect(decoded.hooks.map((hook) => hook.command)).toStrictEqual(['ok']);
   });
 
+  it('an async hook loads, with a warning: here it runs in the chain and its decision counts', () => {
+    // Claude Code runs an "async": true hook in the background; its decision fields have no
+    // effect. cosh-hooks has no background hooks, so the difference is said, not hidden.
+    const decoded = claude({
+      PostToolUse: [
+        {
+          matcher: 'Write',
+          hooks: [{ type: 'command', command: 'run-tests.sh', async: true, timeout: 120 }],
+        },
+      ],
+      Stop: [{ hooks: [{ type: 'command', command: 'sync.sh', async: false }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(
+      decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
+    ).toStrictEqual([
+      "10: hooks.PostToolUse[0].hooks[0].async: runs in the chain here, not in the background (cosh-hooks has no background hooks): the agent waits for it, up to its timeout, and its decision counts, where Claude Code ignores an async hook's decision",
+    ]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command, hook.timeout])).toStrictEqual([
+      ['PostToolUse', 'run-tests.sh', 120_000],
+      ['Stop', 'sync.sh', 600_000],
+    ]);
+  });
+
   it('a hook with a wrong field is an error naming file, line and field; other hooks still load', () => {
     const decoded = claude({
       PreToolUse: [
