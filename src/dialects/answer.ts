@@ -117,8 +117,14 @@ const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
   });
 };
 
-/** Gemini's `hookSpecificOutput.tool_input` is a patch like cosh's, in Gemini's field names. */
-const geminiSpecific = (output: HookOutput, context: AnswerContext): Read => {
+/**
+ * Gemini's `decision: "allow"` approves nothing: Gemini CLI acts on deny/block and ask only, and
+ * "allow" is what it merges to when no hook blocks. So it is no opinion here, never cosh's
+ * `allow` (which a host may take as approval without asking). `hookSpecificOutput.tool_input` is
+ * a patch like cosh's, in Gemini's field names.
+ */
+const geminiSpecific = (given: HookOutput, context: AnswerContext): Read => {
+  const output: HookOutput = given.decision === 'allow' ? { ...given, decision: 'none' } : given;
   const specific = output.hookSpecificOutput;
   if (specific === undefined) return ok(output);
   const rest = without(specific, ['hookEventName']);

@@ -199,6 +199,24 @@ describe('readForeignAnswer: Gemini CLI JSON', () => {
     );
   });
 
+  it('"allow" approves nothing in Gemini CLI (its default when nothing blocks): no opinion here', () => {
+    // Gemini CLI acts on deny/block and ask only, and merges hooks to "allow" when none blocks,
+    // so a scanner printing {"decision":"allow"} for every clean write must not read as cosh's
+    // "allow" (which a host may take as approval without asking).
+    expect(readForeignAnswer(printed('{"decision":"allow"}'), gemini())).toStrictEqual(
+      success({ decision: 'none' }),
+    );
+    expect(
+      readForeignAnswer(printed('{"decision":"approve","reason":"clean","systemMessage":"ok"}'), gemini()),
+    ).toStrictEqual(success({ decision: 'none', reason: 'clean', systemMessage: 'ok' }));
+    expect(readForeignAnswer(printed('{"decision":"ask","reason":"sure?"}'), gemini())).toStrictEqual(
+      success({ decision: 'ask', reason: 'sure?' }),
+    );
+    expect(readForeignAnswer(printed('{"decision":"allow"}'), claude())).toStrictEqual(
+      success({ decision: 'allow' }),
+    );
+  });
+
   it('double-encoded JSON is read as Gemini reads it', () => {
     expect(
       readForeignAnswer(printed(JSON.stringify('{"decision":"deny","reason":"x"}')), gemini()),
