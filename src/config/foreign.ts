@@ -158,7 +158,24 @@ class ForeignWalk {
     if (name !== undefined && typeof name !== 'string') this.expected([...at, 'name'], 'a string', name);
     if (description !== undefined && typeof description !== 'string')
       this.expected([...at, 'description'], 'a string', description);
+    const rule = this.dialect === 'claude' ? entry['if'] : undefined;
+    if (rule !== undefined && typeof rule !== 'string') this.expected([...at, 'if'], 'a string', rule);
     if (this.errors.length > problems || typeof command !== 'string') return;
+    // Claude's "if" (permission-rule syntax, "Bash(git *)") filters by the tool call's arguments,
+    // which a cosh matcher cannot; Claude Code never runs such a hook on a non-tool event.
+    if (typeof rule === 'string') {
+      if (!targets.some((target) => TOOL_EVENTS.includes(target))) {
+        this.warnings.push({
+          path: [...at, 'if'],
+          message: `skipped: Claude Code never runs a hook with "if" on ${event}`,
+        });
+        return;
+      }
+      this.warnings.push({
+        path: [...at, 'if'],
+        message: `ignored: cosh-hooks cannot filter by permission rules (${JSON.stringify(rule)}), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them`,
+      });
+    }
 
     const given = typeof name === 'string' && name.trim() !== '' ? name : undefined;
     if (this.disabled.has(given ?? command)) {

@@ -127,6 +127,33 @@ describe('decodeForeignText: Claude Code settings', () => {
     ]);
   });
 
+  it('an "if" filter: a warning naming it on tool events (the hook runs on every matched call); elsewhere skipped, as Claude Code never runs it there', () => {
+    // Claude Code hooks reference, common fields: "if": permission rule syntax ("Bash(git *)");
+    // "On other events, a hook with if set never runs."
+    const decoded = claude({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'no-rm.sh', if: 'Bash(rm *)' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'never.sh', if: 'Bash(git *)' }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(
+      decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
+    ).toStrictEqual([
+      '10: hooks.PreToolUse[0].hooks[0].if: ignored: cosh-hooks cannot filter by permission rules ("Bash(rm *)"), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them',
+      '21: hooks.Stop[0].hooks[0].if: skipped: Claude Code never runs a hook with "if" on Stop',
+    ]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command])).toStrictEqual([
+      ['PreToolUse', 'no-rm.sh'],
+    ]);
+  });
+
+  it('an "if" that is not a string is an error naming it', () => {
+    const decoded = claude({ PreToolUse: [{ hooks: [{ type: 'command', command: 'a', if: ['Bash'] }] }] });
+    expect(decoded.errors.map((error) => `${error.path}: ${error.message}`)).toStrictEqual([
+      'hooks.PreToolUse[0].hooks[0].if: expected a string, got an array',
+    ]);
+    expect(decoded.hooks).toStrictEqual([]);
+  });
+
   it('a hook with a wrong field is an error naming file, line and field; other hooks still load', () => {
     const decoded = claude({
       PreToolUse: [
