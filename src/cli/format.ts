@@ -99,11 +99,20 @@ export const formatValidationSummary = (
   color: boolean,
 ): string => {
   const p = palette(color);
+  // Hooks that see secrets are named whenever the configuration loaded, warnings or not: an
+  // imported settings file often has warnings, and its hooks are unredacted by default.
+  const raw = found === undefined ? [] : unredactedHooks(found.registry);
+  const rawLine =
+    raw.length === 0
+      ? ''
+      : `\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${raw
+          .map((hook) => `${hook.event} ${hook.name} (${hook.source})`)
+          .join(', ')}`;
   if (errors + warnings > 0) {
     const text = [errors > 0 && plural(errors, 'error'), warnings > 0 && plural(warnings, 'warning')]
       .filter(Boolean)
       .join(', ');
-    return errors > 0 ? p.red(text) : p.yellow(text);
+    return `${errors > 0 ? p.red(text) : p.yellow(text)}${rawLine}`;
   }
   const where = printableLine(found?.sources.configFile ?? 'no config file');
   const extensions = found?.sources.extensions.length ?? 0;
@@ -111,10 +120,7 @@ export const formatValidationSummary = (
   const persistent = found === undefined ? 0 : hookCount(found.registry, isPersistent);
   const modes = persistent > 0 ? ` (${persistent} persistent)` : '';
   const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}${modes}`;
-  const raw = found === undefined ? [] : unredactedHooks(found.registry);
-  if (raw.length === 0) return summary;
-  const names = raw.map((hook) => `${hook.event} ${hook.name} (${hook.source})`).join(', ');
-  return `${summary}\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${names}`;
+  return `${summary}${rawLine}`;
 };
 
 /** Hooks that receive the event with secrets unredacted (`redact = false`), for `validate`. */

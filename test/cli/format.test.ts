@@ -167,6 +167,29 @@ describe('problems and validation summary', () => {
   });
 });
 
+describe('validate names the hooks that see secrets', () => {
+  const raw = defineHooks(
+    {
+      PreToolUse: [
+        { name: 'claude-scan.sh-0a1b2c3d', command: 'scan.sh', dialect: 'claude' },
+        { name: 'guard', command: 'g.sh' },
+      ],
+    },
+    'claude:/p/.claude/settings.json',
+  );
+
+  it('also when there are warnings (an imported settings file often has some)', () => {
+    const line =
+      'redact = false: these hooks see secrets unredacted: PreToolUse claude-scan.sh-0a1b2c3d (claude:/p/.claude/settings.json)';
+    expect(formatValidationSummary(0, 2, { registry: raw, sources: { extensions: [] } }, false)).toBe(
+      `2 warnings\n${line}`,
+    );
+    expect(formatValidationSummary(0, 0, { registry: raw, sources: { extensions: [] } }, false)).toBe(
+      `ok: no config file, 0 extensions, 2 hooks\n${line}`,
+    );
+  });
+});
+
 describe('the mode of a hook (SPEC §8)', () => {
   const mixed = defineHooks(
     {
