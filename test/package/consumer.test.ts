@@ -25,18 +25,23 @@ const work = mkdtempSync(join(tmpdir(), 'cosh-consumer-'));
 const host = join(work, 'host');
 
 /**
- * The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo),
- * and without colour: tools such as publint colour their output whenever `CI` is set.
+ * The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo;
+ * npm reads NPM_CONFIG_* too), and the same output whoever runs it: no colour (tools such as publint
+ * colour their output whenever `CI` is set), no npm update notice (printed outside CI whenever npm
+ * is not the newest release), npm's default log level whatever the user's npmrc says.
  */
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) =>
         key !== 'FORCE_COLOR' &&
-        (!key.startsWith('npm_') || ['npm_config_cache', 'npm_config_registry'].includes(key)),
+        (!key.toLowerCase().startsWith('npm_') ||
+          ['npm_config_cache', 'npm_config_registry'].includes(key.toLowerCase())),
     ),
   ),
   NO_COLOR: '1',
+  npm_config_update_notifier: 'false',
+  npm_config_loglevel: 'notice',
   ...extra,
 });
 
@@ -166,7 +171,11 @@ describe('the packed tarball', () => {
   });
 
   it("runs the host's marble tests: its own delay and timer in the package's virtual time", () => {
-    const tests = run(process.execPath, ['--test', join(host, 'dist', 'loop.js')], host);
+    const tests = run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', join(host, 'dist', 'loop.js')],
+      host,
+    );
     expect(tests.status, output(tests)).toBe(0);
     expect(tests.stdout).toMatch(/^# pass 2$/m);
     expect(tests.stdout).toMatch(/^# fail 0$/m);
