@@ -90,6 +90,23 @@ const HOST_TSCONFIG = {
   include: ['src'],
 };
 
+/** A real sh guard: blocks a tool call whose event contains `rm -rf`, with the reason "no rm -rf". */
+const GUARD_CONFIG = [
+  '[[hooks.PreToolUse]]',
+  'name = "guard"',
+  `command = "grep -q 'rm -rf' && echo '{\\"decision\\":\\"block\\",\\"reason\\":\\"no rm -rf\\"}' || true"`,
+  '',
+].join('\n');
+
+let homes = 0;
+/** A fresh home whose ~/.copilot-shell/config.toml holds `config`. */
+const homeWith = (config: string): string => {
+  const home = join(work, `home-${++homes}`);
+  mkdirSync(join(home, '.copilot-shell'), { recursive: true });
+  writeFileSync(join(home, '.copilot-shell', 'config.toml'), config);
+  return home;
+};
+
 let packed: { filename: string; files: { path: string }[] };
 let install: SpawnSyncReturns<string>;
 let compile: SpawnSyncReturns<string>;
@@ -202,6 +219,50 @@ describe('the packed tarball', () => {
     );
     expect(readme.status, output(readme)).toBe(0);
     expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+  });
+
+  it("runs the README's library snippet as written while a configured hook takes its time", () => {
+    // session.close() comes after the session's decision: a UserPromptSubmit hook slower than the
+    // Stop dispatch must not turn the snippet into an unhandled SessionClosedError.
+    const readme = run(
+      process.execPath,
+      [join(host, 'dist', 'docs', 'README-1.js')],
+      host,
+      cleanEnv({ HOME: homeWith('[[hooks.UserPromptSubmit]]\nname = "slow"\ncommand = "sleep 0.3"\n') }),
+    );
+    expect(readme.status, output(readme)).toBe(0);
+    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+  });
+
+  it("runs the session recipe's host loop as written against a real guard, then closes", () => {
+    const [recipe] = snippets().filter((s) => s.code.includes('const toolCalls$ = new Subject'));
+    expect(recipe).toBeDefined();
+    const loop = run(
+      process.execPath,
+      [join(host, 'dist', 'docs', (recipe?.name ?? '').replace(/\.ts$/, '.js'))],
+      host,
+      cleanEnv({ HOME: homeWith(GUARD_CONFIG) }),
+    );
+    expect(loop.status, output(loop)).toBe(0);
+    expect(loop.stdout.trim().split('\n')).toEqual(['run t1', 'skip t2: no rm -rf']);
+  });
+
+  it("runs the docs' marble tests as written, in the host's virtual time", () => {
+    const marbles = snippets().filter((s) => s.code.includes("from 'node:test'"));
+    const cases = marbles.flatMap((s) => [...s.code.matchAll(/^it\(/gm)]).length;
+    expect(cases).toBeGreaterThanOrEqual(3);
+    const tests = run(
+      process.execPath,
+      [
+        '--test',
+        '--test-reporter=tap',
+        ...marbles.map((s) => join(host, 'dist', 'docs', s.name.replace(/\.ts$/, '.js'))),
+      ],
+      host,
+    );
+    expect(tests.status, output(tests)).toBe(0);
+    expect(tests.stdout).toMatch(new RegExp(`^# pass ${cases}$`, 'm'));
+    expect(tests.stdout).toMatch(/^# fail 0$/m);
   });
 
   it('has a working bin: npx cosh-hooks --help', () => {
