@@ -21,6 +21,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const CANARY = 'pwned';
 
+/** Whether the scratch folder itself is pasted as is (SPEC §3): not when TMPDIR holds a space. */
+const PLAIN_SCRATCH = /^[A-Za-z0-9_./,:@%+=-]+$/.test(scratch);
+
 /** Folder names an attacker might choose for an extension install folder or a workspace. */
 const NAMES: readonly [string, string][] = [
   ['a space', 'with space'],
@@ -95,7 +98,7 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
       expect(loaded.warnings).toStrictEqual([]);
       const hooks = loaded.registry.SessionStart as CommandHook[];
       expect(hooks.map((hook) => hook.name)).toStrictEqual(Object.keys(commands));
-      if (name === 'plain-folder') {
+      if (name === 'plain-folder' && PLAIN_SCRATCH) {
         // Nothing to protect: the path is pasted, so the command still runs without sh.
         expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${extensionPath}/a ${workspace}`);
       } else {
@@ -164,7 +167,8 @@ describe('a Claude Code plugin loaded with foreignSettings: ${CLAUDE_PLUGIN_ROOT
       if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
       const hooks = loaded.registry.SessionStart as CommandHook[];
       expect(hooks).toHaveLength(4);
-      if (name === 'plain-folder') expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${plugin}/a`);
+      if (name === 'plain-folder' && PLAIN_SCRATCH)
+        expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${plugin}/a`);
       else for (const hook of hooks) expect(hook.command).not.toContain(name);
 
       const decoded = decodeEvent(

@@ -25,7 +25,9 @@ writeFileSync(
   { mode: 0o755 },
 );
 const config = join(home, 'config.toml');
-writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = "${guard}"\n`);
+// The path as one sh word (a TMPDIR may hold spaces), in a TOML string (JSON's escapes are TOML's).
+const command = `'${guard.replaceAll("'", `'\\''`)}'`;
+writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = ${JSON.stringify(command)}\n`);
 
 const loaded = loadHooks({ home, configPath: config, systemExtensionsDir: null });
 if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
