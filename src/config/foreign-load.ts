@@ -9,7 +9,7 @@ import type { HooksByEvent } from './config-file.js';
 import { decodeForeignText } from './foreign.js';
 import { pluginRootOf } from './foreign-toml.js';
 import { readText } from './files.js';
-import { substitute } from './manifest.js';
+import { substituteCommand } from './manifest.js';
 import type { ConfigProblem } from './problems.js';
 
 /** Another agent's hook settings to load, as given to `loadHooks` (`--claude-settings FILE`, …). */
@@ -37,7 +37,7 @@ const commandOf = (
   if (root === undefined) return command;
   const text =
     dialect === 'claude' ? command.replaceAll('${CLAUDE_PLUGIN_ROOT}', '${extensionPath}') : command;
-  return substitute(text, { extensionPath: root, workspacePath: workspace });
+  return substituteCommand(text, { extensionPath: root, workspacePath: workspace });
 };
 
 /**
