@@ -6,8 +6,8 @@ import type { HookResult } from './result.js';
  * `redaction.rs`; the patterns are written again for a backtracking engine, so that no input can
  * make them slow:
  *
- * - every gap between a keyword and its value is bounded (`[ \t]{0,16}`, `{0,31}`), so a failed
- *   attempt costs a constant;
+ * - a gap between a keyword and its value is white space, which no keyword holds, so a failed
+ *   attempt scans only the gap after its own keyword; name parts are bounded (`{1,32}`, `{0,4}`);
  * - every unbounded part is the *tail* of a pattern and cannot fail (`*` with nothing after it):
  *   the attempt then succeeds and the search resumes after what it consumed, so each character is
  *   scanned a bounded number of times. Whether a consumed run really is a secret (length, parts)
@@ -78,13 +78,21 @@ const SECRET_KEY_ENDINGS = [
   'credentials',
 ];
 
-/** Every secret key holds one of these (case-insensitively): most keys are rejected by this test alone. */
+/**
+ * Every secret key holds one of these once normalized: most keys (plain identifiers) are rejected
+ * by this test alone.
+ */
 const KEY_HINT = /pass|secret|token|key|auth|cookie|cred/i;
+const NOT_ALNUM = /[^A-Za-z0-9]/;
 
-/** Whether the value of a JSON key with this name is a secret, whatever it holds. */
+/**
+ * Whether the value of a JSON key with this name is a secret, whatever it holds. As in cosh-core,
+ * every character that is not an ASCII letter or digit is dropped first (`TO_KEN` is `token`).
+ */
 export const isSecretKey = (key: string): boolean => {
-  if (!KEY_HINT.test(key)) return false;
+  if (!KEY_HINT.test(key) && !NOT_ALNUM.test(key)) return false;
   const normalized = key.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  if (!KEY_HINT.test(normalized)) return false;
   return SECRET_KEYS.has(normalized) || SECRET_KEY_ENDINGS.some((ending) => normalized.endsWith(ending));
 };
 
@@ -102,8 +110,13 @@ interface Rule {
 /** A rule that is one global regex and a replacer. */
 const replacing = (pattern: RegExp, replacer: Replacer) => (text: string) => text.replace(pattern, replacer);
 
+/**
+ * White space as cosh-core's patterns see it: Rust `regex`'s `\s` (Unicode White_Space). Not
+ * JavaScript's `\s`, which has U+FEFF and lacks U+0085; control characters are no space either.
+ */
 const isSpace = (code: number): boolean =>
-  code <= 0x20 ||
+  (code >= 0x09 && code <= 0x0d) ||
+  code === 0x20 ||
   code === 0x85 ||
   code === 0xa0 ||
   code === 0x1680 ||
@@ -112,41 +125,54 @@ const isSpace = (code: number): boolean =>
   code === 0x2029 ||
   code === 0x202f ||
   code === 0x205f ||
-  code === 0x3000 ||
-  code === 0xfeff;
+  code === 0x3000;
+
+/** `isSpace` as a character class body, for the patterns. */
+const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
+/**
+ * A gap between a keyword and its value: white space of any width that does not end the line.
+ * cosh-core's `\s*` also crosses a line end, so that `if token:` swallowed the first word of the
+ * next line (`if token:\n    os.system(…)`), hiding from a scanner hook what it must see.
+ */
+const BLANK = String.raw`[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]`;
 
 /** Characters that end an unquoted value, besides white space: shell operators and quotes. */
 const VALUE_STOP = new Set([...';&|()<>"\''].map((char) => char.charCodeAt(0)));
+/** What ends a value right after a closing quote: JSON punctuation. */
+const CLOSES_JSON = new Set([...',}]'].map((char) => char.charCodeAt(0)));
 const BACKSLASH = 0x5c;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 
 /**
- * Where the value starting at `start` ends: one quoted string (to its closing quote, backslash
- * escapes honoured in double quotes; to the end of the text when it is not closed: fail closed),
- * or a shell word of unquoted and backslash-escaped characters. A loop, not a regex: one pass,
- * no backtracking, no stack.
+ * Where the value starting at `start` ends, as in cosh-core: one shell word, made of quoted strings
+ * (to the closing quote, backslash escapes honoured in double quotes; to the end of the text when
+ * it is not closed: fail closed), backslash-escaped characters and unquoted characters, in any
+ * order (`abc"def ghi"'x'`). One difference: `,`, `}` or `]` right after a closing quote ends the
+ * value, so JSON in a string keeps its shape (`{"token": "x", "user": "bob"}`). A loop, not a
+ * regex: one pass, no backtracking, no stack.
  */
 const valueEnd = (text: string, start: number): number => {
   const length = text.length;
-  const first = text.charCodeAt(start);
-  if (first === SINGLE_QUOTE) {
-    const close = text.indexOf("'", start + 1);
-    return close < 0 ? length : close + 1;
-  }
   let at = start;
-  if (first === DOUBLE_QUOTE) {
-    at += 1;
-    while (at < length) {
-      const code = text.charCodeAt(at);
-      if (code === DOUBLE_QUOTE) return at + 1;
-      at += code === BACKSLASH ? 2 : 1;
-    }
-    return length;
-  }
   while (at < length) {
     const code = text.charCodeAt(at);
-    if (code === BACKSLASH) at += 2;
+    if (code === SINGLE_QUOTE) {
+      const close = text.indexOf("'", at + 1);
+      if (close < 0) return length;
+      at = close + 1;
+      if (CLOSES_JSON.has(text.charCodeAt(at))) break;
+    } else if (code === DOUBLE_QUOTE) {
+      at += 1;
+      for (;;) {
+        if (at >= length) return length;
+        const inner = text.charCodeAt(at);
+        if (inner === DOUBLE_QUOTE) break;
+        at += inner === BACKSLASH ? 2 : 1;
+      }
+      at += 1;
+      if (CLOSES_JSON.has(text.charCodeAt(at))) break;
+    } else if (code === BACKSLASH) at += 2;
     else if (isSpace(code) || VALUE_STOP.has(code)) break;
     else at += 1;
   }
@@ -171,11 +197,23 @@ const redactValuesAfter = (prefix: RegExp, text: string): string => {
   return parts.join('');
 };
 
-/** The last word of a secret name; up to three `word_`/`word-` parts may come before it. */
-const SECRET_WORD = String.raw`(?:password|passwd|passphrase|token|secret|credentials?|api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key)`;
+/**
+ * cosh-core's key catalog for `KEY=value` and `key: value` (`sensitive_assignment_pattern`),
+ * verbatim: `[_-]?` lets the words be joined (`ACCESSTOKEN`, `OPENAIAPIKEY`).
+ */
+const COSH_ASSIGNMENT_KEYS = String.raw`alibaba[_-]?cloud[_-]?access[_-]?key[_-]?id|aws[_-]?access[_-]?key[_-]?id|access[_-]?key[_-]?id|aws[_-]?secret[_-]?access[_-]?key|access[_-]?key[_-]?secret|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?token|credentials?|bearer|dashscope[_-]?api[_-]?key|openai[_-]?api[_-]?key|client[_-]?secret|security[_-]?token|refresh[_-]?token|access[_-]?token|github[_-]?token|id[_-]?token|password|passphrase|passwd|api[_-]?key|apikey|token|secret`;
 
-/** Flags also name the header (`--authorization x`, `--bearer x`); in text the header rule does. */
-const FLAG_WORD = String.raw`(?:${SECRET_WORD}|authorization|bearer)`;
+/** cosh-core's key catalog for `--flag value` (`sensitive_flag_pattern`), verbatim. */
+const COSH_FLAG_KEYS = String.raw`password|passwd|passphrase|token|access[_-]?token|refresh[_-]?token|id[_-]?token|secret|secret[_-]?key|secret[_-]?access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?token|credentials?|bearer|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|access[_-]?key[_-]?secret|security[_-]?token|authorization`;
+
+/**
+ * The last word of a secret name: cosh-core's catalog, plus `access_key`; up to four `word_`
+ * parts may come before it (`DB_PASSWORD`), where cosh-core wants the name to start the word.
+ */
+const SECRET_WORD = String.raw`(?:${COSH_ASSIGNMENT_KEYS}|access[_-]?key)`;
+
+/** Flags: cosh-core's flag catalog, plus `access-key-id`; up to three `word-` parts before it. */
+const FLAG_WORD = String.raw`(?:${COSH_FLAG_KEYS}|access[_-]?key[_-]?id)`;
 
 const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
@@ -187,18 +225,29 @@ const SLASH = 0x2f;
 const AT = 0x40;
 
 /**
- * `scheme://user:password@` → `scheme://user:<redacted>@`. By hand: find each `://`, look back at
- * most 32 characters for the scheme, and forward over the authority (which stops at `/`, white
- * space or `@`, so the scans of two `://` never overlap).
+ * Whether a scheme (`\b[a-z][a-z0-9+.-]*`, as in cosh-core) ends just before `end`: some letter in
+ * the run of scheme characters before it starts a word (it follows a character that is not a
+ * word character, or it starts the text).
+ */
+const schemeEndsAt = (text: string, end: number, from: number): boolean => {
+  let found = false;
+  for (let at = end - 1; at >= from && isSchemeChar(text.charCodeAt(at)); at -= 1) {
+    if (isLetter(text.charCodeAt(at)) && (at === 0 || !isWordChar(text.charCodeAt(at - 1)))) found = true;
+  }
+  return found;
+};
+
+/**
+ * `scheme://user:password@` → `scheme://user:<redacted>@`. By hand: find each `://`, look back
+ * over the scheme, and forward over the authority (which stops at `/`, white space or `@`). A run
+ * of scheme characters holds no `:`, and an authority no `/`, so no character is scanned for two
+ * `://`.
  */
 const redactUrlPasswords = (text: string): string => {
   const parts: string[] = [];
   let from = 0;
   for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
-    let scheme = at;
-    while (scheme > from && at - scheme < 32 && isSchemeChar(text.charCodeAt(scheme - 1))) scheme -= 1;
-    if (scheme === at || !isLetter(text.charCodeAt(scheme))) continue;
-    if (scheme > 0 && isWordChar(text.charCodeAt(scheme - 1))) continue;
+    if (!schemeEndsAt(text, at, from)) continue;
     let end = at + 3;
     for (; end < text.length; end += 1) {
       const code = text.charCodeAt(end);
@@ -220,7 +269,7 @@ const RULES: readonly Rule[] = [
     name: 'cookie header',
     needle: /cookie/i,
     apply: replacing(
-      /\b((?:set-)?cookie["']?[ \t]{0,16}:[ \t]{0,16})[^\r\n"'<>]+/gi,
+      new RegExp(String.raw`\b((?:set-)?cookie["']?${BLANK}*:${BLANK}*)[^\r\n"'<>]+`, 'gi'),
       (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
     ),
   },
@@ -228,7 +277,10 @@ const RULES: readonly Rule[] = [
     name: 'authorization header',
     needle: /authorization/i,
     apply: replacing(
-      /\b((?:proxy-)?authorization["']?[ \t]{0,16}[:=][ \t]{0,16}["']?)(?:(bearer|basic|token|digest)[ \t]{1,16})?(?:<redacted>|[^\s,;&"'<>]+)/gi,
+      new RegExp(
+        String.raw`\b((?:proxy-)?authorization["']?${BLANK}*[:=]${BLANK}*["']?)(?:(bearer|basic|token|digest)${BLANK}+)?(?:<redacted>|[^${SPACE},;&"'<>]+)`,
+        'gi',
+      ),
       (_match, prefix, scheme) => `${prefix ?? ''}${scheme === undefined ? '' : `${scheme} `}${REDACTED}`,
     ),
   },
@@ -236,7 +288,7 @@ const RULES: readonly Rule[] = [
     name: 'bearer token',
     needle: /bearer/i,
     apply: replacing(
-      /\b(bearer[ \t]{1,16})[A-Za-z0-9._~+/=-]+/gi,
+      new RegExp(String.raw`\b(bearer${BLANK}+)[A-Za-z0-9._~+/=-]+`, 'gi'),
       (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
     ),
   },
@@ -246,17 +298,20 @@ const RULES: readonly Rule[] = [
     needle: /--/,
     apply: (text) =>
       redactValuesAfter(
-        new RegExp(String.raw`(?<!\S)--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|[ \t]{1,16})`, 'gi'),
+        new RegExp(
+          String.raw`(?<![^${SPACE}])--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|${BLANK}+)`,
+          'gi',
+        ),
         text,
       ),
   },
   {
     name: 'secret assignment',
-    needle: /pass|token|secret|cred|key/i,
+    needle: /pass|token|secret|cred|key|bearer/i,
     apply: (text) =>
       redactValuesAfter(
         new RegExp(
-          String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_.-]){0,4}${SECRET_WORD}["']?[ \t]{0,16}[:=][ \t]{0,16}`,
+          String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_.-]){0,4}${SECRET_WORD}["']?${BLANK}*[:=]${BLANK}*`,
           'gi',
         ),
         text,
@@ -306,24 +361,69 @@ const RULES: readonly Rule[] = [
 const ANY_NEEDLE =
   /cookie|authorization|bearer|:\/\/|--|pass|token|secret|cred|key|gh[pousr]_|github_pat_|sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-|eyJ|AKIA|ASIA|LTAI|PRIVATE KEY/i;
 
-const PRIVATE_KEY_BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----/gi;
-const PRIVATE_KEY_END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/gi;
+/**
+ * A search for `pattern` (global) in `text` at ever later positions: the answer of an earlier
+ * search is reused while it still lies ahead, so the searches of one text cost one pass in all.
+ */
+const forwardSearch = (pattern: RegExp, text: string): ((position: number) => number) => {
+  let asked = -1;
+  let found = -1;
+  return (position) => {
+    if (asked >= 0 && position >= asked && (found < 0 || found >= position)) return found;
+    asked = position;
+    pattern.lastIndex = position;
+    found = pattern.exec(text)?.index ?? -1;
+    return found;
+  };
+};
 
-/** PEM private key blocks, BEGIN to END (or to the end of the text when END is missing). */
+const PRIVATE_KEY_MARK = 'PRIVATE KEY-----';
+
+/**
+ * PEM private key blocks, as cosh-core finds them (`redact_private_key_blocks`): a line holding
+ * `-----BEGIN ` and, later on that line, `PRIVATE KEY-----` (whatever the label between, in any
+ * case) starts a block; it runs to the first later line holding `-----END ` and then
+ * `PRIVATE KEY-----`, and what follows that marker is kept. A block without its END runs to the end
+ * of the text. Unlike cosh-core, a block that starts after an END marker on the same line is found.
+ */
 const redactPrivateKeys = (text: string): string => {
-  if (!/PRIVATE KEY/i.test(text)) return text;
+  if (!/PRIVATE KEY-----/i.test(text)) return text;
+  const begins = forwardSearch(/-----BEGIN /gi, text);
+  const ends = forwardSearch(/-----END /gi, text);
+  const marks = forwardSearch(/PRIVATE KEY-----/gi, text);
+  const newlines = forwardSearch(/\n/g, text);
+  /** The index of the `\n` that ends the line holding `at`, or the length of the text. */
+  const lineEnd = (at: number): number => {
+    const newline = newlines(at);
+    return newline < 0 ? text.length : newline;
+  };
   const parts: string[] = [];
   let from = 0;
+  let at = 0;
   for (;;) {
-    PRIVATE_KEY_BEGIN.lastIndex = from;
-    const begin = PRIVATE_KEY_BEGIN.exec(text);
-    if (begin === null) break;
-    parts.push(text.slice(from, begin.index), REDACTED_PRIVATE_KEY);
-    PRIVATE_KEY_END.lastIndex = PRIVATE_KEY_BEGIN.lastIndex;
-    const end = PRIVATE_KEY_END.exec(text);
-    if (end === null) return parts.join('');
-    from = PRIVATE_KEY_END.lastIndex;
+    const begin = begins(at);
+    if (begin < 0) break;
+    const mark = marks(begin + '-----BEGIN '.length);
+    if (mark < 0) break;
+    if (mark > lineEnd(begin)) {
+      at = lineEnd(begin) + 1;
+      continue;
+    }
+    parts.push(text.slice(from, begin), REDACTED_PRIVATE_KEY);
+    let closed = -1;
+    for (let search = mark + PRIVATE_KEY_MARK.length; closed < 0;) {
+      const end = ends(search);
+      if (end < 0) break;
+      const endMark = marks(end + '-----END '.length);
+      if (endMark < 0) break;
+      if (endMark < lineEnd(end)) closed = endMark + PRIVATE_KEY_MARK.length;
+      else search = lineEnd(end) + 1;
+    }
+    if (closed < 0) return parts.join('');
+    from = closed;
+    at = closed;
   }
+  if (from === 0) return text;
   parts.push(text.slice(from));
   return parts.join('');
 };

@@ -148,6 +148,25 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     ['cookie words without a colon', fill('cookie '), false],
     ['PEM BEGIN markers without END', fill('-----BEGIN RSA '), false],
     ['quotes after keys', fill('token="'), true],
+    // Added with cosh-core's catalogs, gaps of any width, shell words and PEM labels (issue 12 audit).
+    ['joined key names', fill('accesstoken= '), true],
+    ['one 10 MB gap after a keyword, no =', `password${fill(' ')}x`, false],
+    ['one 10 MB gap after Authorization:, no value', `Authorization:${fill(' ')},`, false],
+    ['one 10 MB gap after Bearer, no token', `Bearer${fill(' ')},`, false],
+    ['a value of 10 MB of quoted parts', `--password ${fill('"a"b')}`, true],
+    ['one 10 MB run of scheme characters before ://', `${fill('a.')}://u:p@h`, true],
+    ['schemes without a password everywhere', fill('.a://x'), false],
+    ['BEGIN lines, one PRIVATE KEY----- at the very end', `${fill('-----BEGIN x\n')}PRIVATE KEY-----`, true],
+    [
+      'END lines without a marker after a BEGIN',
+      `-----BEGIN PRIVATE KEY-----\n${fill('-----END x\n')}`,
+      true,
+    ],
+    [
+      'blocks that end on the line where the next begins',
+      fill('-----BEGIN PRIVATE KEY----- -----END PRIVATE KEY-----'),
+      true,
+    ],
   ])(
     '%s',
     (_name, text, changes) => {
