@@ -150,6 +150,25 @@ describe('list and validate show redact', () => {
     expect(text.stdout).toMatch(/scanner\s+config\s+\^curl\$\s+5000 ms\s+no\s+no\s+yes/);
   });
 
+  it('list shows hook commands redacted, in text and --json (cosh-core redacts every command it prints)', async () => {
+    const text = await cli(['list', ...box.flags]);
+    const json = await cli(['list', ...box.flags, '--json']);
+    for (const result of [text, json]) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain(TOKEN);
+      expect(result.stdout).not.toContain(BEARER);
+    }
+    expect(text.stdout).toContain(
+      `$ printf '%s' '{"decision":"block","reason":"the command holds <redacted>","systemMessage":"Bearer <redacted>"}'`,
+    );
+    const events = (
+      JSON.parse(json.stdout) as { events: Record<string, { name: string; command: string }[]> }
+    ).events;
+    expect(events['PreToolUse']?.find((hook) => hook.name === 'leaky-guard')?.command).toBe(
+      `printf '%s' '{"decision":"block","reason":"the command holds <redacted>","systemMessage":"Bearer <redacted>"}'`,
+    );
+  });
+
   it('validate names the hooks that see secrets unredacted', async () => {
     const text = await cli(['validate', ...box.flags]);
     expect(text.code).toBe(0);
