@@ -201,23 +201,80 @@ const redactValuesAfter = (prefix: RegExp, text: string): string => {
   return parts.join('');
 };
 
-/**
- * cosh-core's key catalog for `KEY=value` and `key: value` (`sensitive_assignment_pattern`),
- * verbatim: `[_-]?` lets the words be joined (`ACCESSTOKEN`, `OPENAIAPIKEY`).
- */
-const COSH_ASSIGNMENT_KEYS = String.raw`alibaba[_-]?cloud[_-]?access[_-]?key[_-]?id|aws[_-]?access[_-]?key[_-]?id|access[_-]?key[_-]?id|aws[_-]?secret[_-]?access[_-]?key|access[_-]?key[_-]?secret|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?token|credentials?|bearer|dashscope[_-]?api[_-]?key|openai[_-]?api[_-]?key|client[_-]?secret|security[_-]?token|refresh[_-]?token|access[_-]?token|github[_-]?token|id[_-]?token|password|passphrase|passwd|api[_-]?key|apikey|token|secret`;
-
-/** cosh-core's key catalog for `--flag value` (`sensitive_flag_pattern`), verbatim. */
-const COSH_FLAG_KEYS = String.raw`password|passwd|passphrase|token|access[_-]?token|refresh[_-]?token|id[_-]?token|secret|secret[_-]?key|secret[_-]?access[_-]?key|private[_-]?key|auth[_-]?token|session[_-]?token|credentials?|bearer|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|access[_-]?key[_-]?secret|security[_-]?token|authorization`;
+/** Secret names as a pattern: the words of a name may be joined by `_`, `-` or nothing (`ACCESSTOKEN`). */
+const namesPattern = (names: readonly string[]): string =>
+  names.map((name) => name.split('_').join('[_-]?')).join('|');
 
 /**
- * The last word of a secret name: cosh-core's catalog, plus `access_key`; up to four `word_`
- * parts may come before it (`DB_PASSWORD`), where cosh-core wants the name to start the word.
+ * The names cosh-core redacts in `KEY=value` and `key: value` (its `sensitive_assignment_pattern`),
+ * plus `access_key`.
  */
-const SECRET_WORD = String.raw`(?:${COSH_ASSIGNMENT_KEYS}|access[_-]?key)`;
+const ASSIGNMENT_NAMES = [
+  'alibaba_cloud_access_key_id',
+  'aws_access_key_id',
+  'access_key_id',
+  'aws_secret_access_key',
+  'access_key_secret',
+  'secret_access_key',
+  'secret_key',
+  'private_key',
+  'auth_token',
+  'session_token',
+  'credentials',
+  'credential',
+  'bearer',
+  'dashscope_api_key',
+  'openai_api_key',
+  'client_secret',
+  'security_token',
+  'refresh_token',
+  'access_token',
+  'github_token',
+  'id_token',
+  'password',
+  'passphrase',
+  'passwd',
+  'api_key',
+  'token',
+  'secret',
+  'access_key',
+];
 
-/** Flags: cosh-core's flag catalog, plus `access-key-id`; up to three `word-` parts before it. */
-const FLAG_WORD = String.raw`(?:${COSH_FLAG_KEYS}|access[_-]?key[_-]?id)`;
+/** The names cosh-core redacts in `--flag value` (its `sensitive_flag_pattern`), plus `access_key_id`. */
+const FLAG_NAMES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'secret',
+  'secret_key',
+  'secret_access_key',
+  'private_key',
+  'auth_token',
+  'session_token',
+  'credentials',
+  'credential',
+  'bearer',
+  'client_secret',
+  'api_key',
+  'access_key',
+  'access_key_secret',
+  'security_token',
+  'authorization',
+  'access_key_id',
+];
+
+/**
+ * The last word of a secret name in `KEY=value`; up to four `word_` parts may come before it
+ * (`DB_PASSWORD`), where cosh-core wants the name to start the word.
+ */
+const SECRET_WORD = `(?:${namesPattern(ASSIGNMENT_NAMES)})`;
+
+/** The name of a secret flag; up to three `word-` parts may come before it (`--db-password`). */
+const FLAG_WORD = `(?:${namesPattern(FLAG_NAMES)})`;
 
 const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
