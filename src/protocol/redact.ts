@@ -330,7 +330,12 @@ const RULES: readonly Rule[] = [
     name: 'cookie header',
     needle: /cookie/i,
     apply: replacing(
-      new RegExp(String.raw`\b((?:set-)?cookie["']?${BLANK}*:${BLANK}*)[^\r\n"'<>]+`, 'gi'),
+      // The value starts after any opening quote and never with white space: the gap is the
+      // prefix's, so a second pass finds `<redacted>` there and changes nothing.
+      new RegExp(
+        String.raw`\b((?:set-)?cookie["']?${BLANK}*:${BLANK}*["']?)(?:<redacted>|[^${SPACE}"'<>][^\r\n"'<>]*)`,
+        'gi',
+      ),
       (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
     ),
   },

@@ -18,6 +18,9 @@ const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const planted = fc.oneof(
   token(ALNUM, 12, 40).map((s) => [`Authorization: Bearer ${s}`, s]),
   token(ALNUM, 12, 40).map((s) => [`bearer ${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`Cookie: sid=${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`Set-Cookie: "${s}"`, s]),
+  token(ALNUM, 6, 30).map((s) => [`ACCESSTOKEN=${s}`, s]),
   token(ALNUM, 12, 40).map((s) => [`sk-${s}`, `sk-${s}`]),
   token(UPPER_DIGITS, 16, 16).map((s) => [`AKIA${s}`, s]),
   token(ALNUM, 12, 32).map((s) => [`LTAI${s}`, `LTAI${s}`]),

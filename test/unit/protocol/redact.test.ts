@@ -95,6 +95,19 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
     expect(redactText(input)).toBe(input);
   });
 
+  it.each([
+    'Cookie: a=b',
+    'Set-Cookie:   sid=1; HttpOnly',
+    'Cookie: "sid=abc"',
+    'Authorization: Basic abc',
+    'Authorization:   "abc"',
+    'Bearer   abc',
+  ])('is idempotent on %j (the gap before a header value is never redacted)', (text) => {
+    const once = redactText(text);
+    expect(once).toContain('<redacted>');
+    expect(redactText(once)).toBe(once);
+  });
+
   it('returns the very same string when there is nothing to redact', () => {
     const text = 'echo hello world';
     expect(redactText(text)).toBe(text);
@@ -144,6 +157,8 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
       'bearer',
     ].map((key) => [`${key}= (joined key name)`, `${key}=abc123 next`, `${key}=<redacted> next`]),
     ['bearer: value', 'bearer: abc123', 'bearer: <redacted>'],
+    ['a quoted cookie value', 'Cookie: "sid=abc123"', 'Cookie: "<redacted>"'],
+    ['a single-quoted Set-Cookie value', "Set-Cookie: 'x=1; Path=/'", "Set-Cookie: '<redacted>'"],
     ['a value of quoted and unquoted parts', '--password=abc"def ghi" -v', '--password=<redacted> -v'],
     ['a quoted part then an unquoted one', 'token="abc"def next', 'token=<redacted> next'],
     ['JSON text keeps its closing brace', '{"token": "abc def"}', '{"token": <redacted>}'],
