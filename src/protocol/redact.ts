@@ -145,6 +145,9 @@ const VALUE_STOP = new Set([...';&|()<>"\''].map((char) => char.charCodeAt(0)));
 /** What ends a value right after a closing quote: JSON punctuation. */
 const CLOSES_JSON = new Set([...',}]'].map((char) => char.charCodeAt(0)));
 const BACKSLASH = 0x5c;
+const EQUALS = 0x3d;
+const LESS = 0x3c;
+const GREATER = 0x3e;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 
@@ -184,21 +187,57 @@ const valueEnd = (text: string, start: number): number => {
 };
 
 /** Replaces the value after each match of `prefix` (a global regex) with `<redacted>`. */
-const redactValuesAfter = (prefix: RegExp, text: string): string => {
+const redactValuesAfter = (
+  prefix: RegExp,
+  text: string,
+  end: (text: string, start: number) => number = valueEnd,
+): string => {
   const parts: string[] = [];
   let from = 0;
   prefix.lastIndex = 0;
   for (let match = prefix.exec(text); match !== null; match = prefix.exec(text)) {
     const start = match.index + match[0].length;
-    const end = valueEnd(text, start);
-    if (end === start || text.startsWith(REDACTED, start)) continue;
+    const stop = end(text, start);
+    if (stop === start || text.startsWith(REDACTED, start)) continue;
     parts.push(text.slice(from, start), REDACTED);
-    from = end;
-    prefix.lastIndex = end;
+    from = stop;
+    prefix.lastIndex = stop;
   }
   if (from === 0) return text;
   parts.push(text.slice(from));
   return parts.join('');
+};
+
+const isLineBreak = (code: number): boolean => code === 0x0a || code === 0x0d;
+
+/**
+ * Where a cookie header's value starting at `start` ends: at the line end, a quote (the end of
+ * `-H "Cookie: …"`), `<` or `>`; a quoted string right after `=` is a quoted cookie value
+ * (RFC 6265: `sid="abc"`) and belongs to it when it closes on the same line. A value never starts
+ * with white space (the gap is the prefix's, so a second pass finds `<redacted>` there and changes
+ * nothing). A loop: each quote is scanned past once.
+ */
+const cookieValueEnd = (text: string, start: number): number => {
+  const length = text.length;
+  if (start >= length || isSpace(text.charCodeAt(start))) return start;
+  let at = start;
+  while (at < length) {
+    const code = text.charCodeAt(at);
+    if (isLineBreak(code) || code === SINGLE_QUOTE || code === LESS || code === GREATER) break;
+    if (code === DOUBLE_QUOTE) {
+      if (at === start || text.charCodeAt(at - 1) !== EQUALS) break;
+      let close = at + 1;
+      while (
+        close < length &&
+        text.charCodeAt(close) !== DOUBLE_QUOTE &&
+        !isLineBreak(text.charCodeAt(close))
+      )
+        close += 1;
+      if (close >= length || text.charCodeAt(close) !== DOUBLE_QUOTE) break;
+      at = close + 1;
+    } else at += 1;
+  }
+  return at;
 };
 
 /** Secret names as a pattern: the words of a name may be joined by `_`, `-` or nothing (`ACCESSTOKEN`). */
@@ -329,15 +368,12 @@ const RULES: readonly Rule[] = [
   {
     name: 'cookie header',
     needle: /cookie/i,
-    apply: replacing(
-      // The value starts after any opening quote and never with white space: the gap is the
-      // prefix's, so a second pass finds `<redacted>` there and changes nothing.
-      new RegExp(
-        String.raw`\b((?:set-)?cookie["']?${BLANK}*:${BLANK}*["']?)(?:<redacted>|[^${SPACE}"'<>][^\r\n"'<>]*)`,
-        'gi',
+    apply: (text) =>
+      redactValuesAfter(
+        new RegExp(String.raw`\b(?:set-)?cookie["']?${BLANK}*:${BLANK}*["']?`, 'gi'),
+        text,
+        cookieValueEnd,
       ),
-      (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
-    ),
   },
   {
     name: 'authorization header',

@@ -153,6 +153,12 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     ['quotes after keys', fill('token="'), true],
     // Added with cosh-core's catalogs, gaps of any width, shell words and PEM labels (issue 12 audit).
     ['joined key names', fill('accesstoken= '), true],
+    ['a cookie of 10 MB of =" (quoted values never closed)', `Cookie: a${fill('="')}`, true],
+    ['cookie headers, each with an unclosed quoted value', fill('Cookie: a="b '), true],
+    ['one cookie value of 10 MB', `Cookie: ${fill('a')}`, true],
+    ['one cookie value of 10 MB of quoted values', `Cookie: ${fill('a="b"')}`, true],
+    ['one Authorization value of 10 MB', `Authorization: Basic ${fill('a')}`, true],
+    ['one bearer token of 10 MB', `Bearer ${fill('a')}`, true],
     ['one 10 MB gap after a keyword, no =', `password${fill(' ')}x`, false],
     ['one 10 MB gap after Authorization:, no value', `Authorization:${fill(' ')},`, false],
     ['one 10 MB gap after Bearer, no token', `Bearer${fill(' ')},`, false],

@@ -158,6 +158,16 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
     ].map((key) => [`${key}= (joined key name)`, `${key}=abc123 next`, `${key}=<redacted> next`]),
     ['bearer: value', 'bearer: abc123', 'bearer: <redacted>'],
     ['a quoted cookie value', 'Cookie: "sid=abc123"', 'Cookie: "<redacted>"'],
+    [
+      'a cookie whose values are quoted (RFC 6265)',
+      'Cookie: sid="abc123"; theme="dark blue"',
+      'Cookie: <redacted>',
+    ],
+    [
+      'a cookie header inside quotes keeps the closing quote and what follows',
+      'curl -H "Cookie: sid=abc123" https://x',
+      'curl -H "Cookie: <redacted>" https://x',
+    ],
     ['a single-quoted Set-Cookie value', "Set-Cookie: 'x=1; Path=/'", "Set-Cookie: '<redacted>'"],
     ['a value of quoted and unquoted parts', '--password=abc"def ghi" -v', '--password=<redacted> -v'],
     ['a quoted part then an unquoted one', 'token="abc"def next', 'token=<redacted> next'],
