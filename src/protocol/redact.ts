@@ -364,6 +364,96 @@ const redactUrlPasswords = (text: string): string => {
   return parts.join('');
 };
 
+/**
+ * Replaces each match of `pattern` (global; every unbounded part a tail that cannot fail), or the
+ * part of it that `secretEnd` says is a secret (its end index; -1 when there is none). A match it
+ * refuses may hold the start of a real secret, as cosh-core's patterns (which cannot consume a
+ * refused run) would find: the search goes on from `resume(match)`, an index inside it.
+ */
+const redactCandidates = (
+  pattern: RegExp,
+  text: string,
+  secretEnd: (match: RegExpExecArray) => number,
+  resume: (match: RegExpExecArray) => number,
+): string => {
+  const parts: string[] = [];
+  let from = 0;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const end = secretEnd(match);
+    if (end > match.index) {
+      parts.push(text.slice(from, match.index), REDACTED);
+      from = end;
+      pattern.lastIndex = end;
+    } else {
+      pattern.lastIndex = Math.max(match.index + 1, Math.min(resume(match), match.index + match[0].length));
+    }
+  }
+  if (from === 0) return text;
+  parts.push(text.slice(from));
+  return parts.join('');
+};
+
+/** Whether a word boundary (`\b`, ASCII) lies before index `at` of `text`. */
+const isBoundary = (text: string, at: number): boolean =>
+  (at > 0 && isWordChar(text.charCodeAt(at - 1))) !== (at < text.length && isWordChar(text.charCodeAt(at)));
+
+/**
+ * API keys, with cosh-core's prefixes, characters and minimum lengths: `sk-` + 10 of
+ * `[A-Za-z0-9_-]`, `sk_live_`/`sk_test_` + 10 letters or digits, `glpat-` + 10, `npm_` and `hf_`
+ * + 20 letters or digits, `AIza` + 20, `xox[baprs]-` + 10 of `[A-Za-z0-9-]`, ending at a word
+ * boundary: a key that runs into a `_` ends at the last boundary before it
+ * (`xoxb-1234567890-abc_def` is `xoxb-1234567890-`), or is no key, and the search resumes one
+ * character into it (`xoxb-glpat-abcdefghij_k` holds a `glpat-` key). The last boundary of a run
+ * is found once per run end, whatever number of keys start in it: linear.
+ */
+const API_KEY =
+  /\b(?:(sk-|glpat-|AIza)[A-Za-z0-9_-]*|(sk_live_|sk_test_|npm_|hf_)[A-Za-z0-9]*|(xox[baprs]-)[A-Za-z0-9-]*)/g;
+const LONG_KEY_PREFIXES: ReadonlySet<string> = new Set(['npm_', 'hf_', 'AIza']);
+const redactApiKeys = (text: string): string => {
+  let runEnd = -1;
+  let lastBoundary = -1;
+  return redactCandidates(
+    API_KEY,
+    text,
+    (match) => {
+      const prefix = match[1] ?? match[2] ?? match[3] ?? '';
+      const minimumEnd = match.index + prefix.length + (LONG_KEY_PREFIXES.has(prefix) ? 20 : 10);
+      const end = match.index + match[0].length;
+      if (end !== runEnd) {
+        runEnd = end;
+        lastBoundary = end;
+        while (lastBoundary > match.index && !isBoundary(text, lastBoundary)) lastBoundary -= 1;
+      }
+      return lastBoundary >= minimumEnd ? lastBoundary : -1;
+    },
+    (match) => match.index + 1,
+  );
+};
+
+/**
+ * JSON web tokens: `eyJ` + 5, then two more parts of 5 or more, `.`-separated. A refused run
+ * cannot hold a token that starts in its first part (it would have the same later parts and a
+ * shorter first one), so the search resumes at its second part (`eyJaaaa.<a JWT>`): each part is
+ * scanned at most three times.
+ */
+const JWT = /\beyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g;
+const redactJwts = (text: string): string =>
+  redactCandidates(
+    JWT,
+    text,
+    (match) => {
+      const parts = match[0].split('.');
+      return parts.length === 3 && (parts[0] ?? '').length >= 8 && parts.every((part) => part.length >= 5)
+        ? match.index + match[0].length
+        : -1;
+    },
+    (match) => {
+      const dot = match[0].indexOf('.');
+      return dot < 0 ? match.index + match[0].length : match.index + dot + 1;
+    },
+  );
+
 const RULES: readonly Rule[] = [
   {
     name: 'cookie header',
@@ -426,27 +516,8 @@ const RULES: readonly Rule[] = [
       match.length - prefix.length >= 20 ? REDACTED : match,
     ),
   },
-  {
-    name: 'API key',
-    needle: /sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-/,
-    apply: replacing(
-      /\b(sk-|sk_live_|sk_test_|glpat-|npm_|hf_|AIza|xox[baprs]-)[A-Za-z0-9_-]*/g,
-      (match, prefix = '') => {
-        const minimum = prefix === 'npm_' || prefix === 'hf_' || prefix === 'AIza' ? 20 : 10;
-        return match.length - prefix.length >= minimum ? REDACTED : match;
-      },
-    ),
-  },
-  {
-    name: 'JSON web token',
-    needle: /eyJ/,
-    apply: replacing(/\beyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g, (match) => {
-      const parts = match.split('.');
-      return parts.length === 3 && (parts[0] ?? '').length >= 8 && parts.every((part) => part.length >= 5)
-        ? REDACTED
-        : match;
-    }),
-  },
+  { name: 'API key', needle: /sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-/, apply: redactApiKeys },
+  { name: 'JSON web token', needle: /eyJ/, apply: redactJwts },
   {
     name: 'AWS access key',
     needle: /AKIA|ASIA/,

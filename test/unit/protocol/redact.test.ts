@@ -157,6 +157,19 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
       'bearer',
     ].map((key) => [`${key}= (joined key name)`, `${key}=abc123 next`, `${key}=<redacted> next`]),
     ['bearer: value', 'bearer: abc123', 'bearer: <redacted>'],
+    ['an API key right after a shorter would-be one', 'AIza-sk-abcdefghij1234 x', 'AIza-<redacted> x'],
+    [
+      'a Slack token that runs into _ ends where a word does, as in cosh-core',
+      'xoxb-1234567890-abc_def',
+      '<redacted>abc_def',
+    ],
+    [
+      'a Slack prefix that runs into _ gives way to the key inside it',
+      'xoxb-glpat-abcdefghij_klm rest',
+      'xoxb-<redacted> rest',
+    ],
+    ['npm_ takes letters and digits only, as in cosh-core', 'npm_-sk-abcdefghij1234', 'npm_-<redacted>'],
+    ['a JWT right after a too-short eyJ part', `eyJaaaa.${JWT} x`, 'eyJaaaa.<redacted> x'],
     ['a quoted cookie value', 'Cookie: "sid=abc123"', 'Cookie: "<redacted>"'],
     [
       'a cookie whose values are quoted (RFC 6265)',
