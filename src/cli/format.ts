@@ -2,6 +2,7 @@ import { byEvent, EVENT_NAMES, TOOL_EVENTS, type Decision, type EventName } from
 import type { LoadedSources as Sources } from '../config/index.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
+import { redactText } from '../protocol/redact.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
 /**
@@ -158,7 +159,7 @@ export interface ListedHook {
 const listed = (hook: Hook): ListedHook => ({
   name: hook.name,
   source: hook.source,
-  ...(hook.kind === 'command' && { command: hook.command }),
+  ...(hook.kind === 'command' && { command: redactText(hook.command) }),
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
@@ -220,7 +221,9 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     table.forEach((line, i) => {
       out.push(`  ${line}`);
       const hook = i === 0 ? undefined : chain[i - 1];
-      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(hook.command)}`)}`);
+      // Redacted, as cosh-core prints every hook command: a token written into a command stays
+      // out of terminals, logs and bug reports (the config file holds it).
+      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);

@@ -150,6 +150,26 @@ describe('chainsToJson', () => {
   });
 });
 
+describe('commands with secrets in list (docs/cosh-core.md: shown redacted)', () => {
+  const secret = defineHooks(
+    {
+      PreToolUse: [
+        { name: 'caller', command: "curl -H 'Authorization: Bearer abc123def456' --token t0k3n x" },
+      ],
+    },
+    'config',
+  );
+  const shown = "curl -H 'Authorization: Bearer <redacted>' --token <redacted> x";
+
+  it('formatChains prints the command redacted', () => {
+    expect(formatChains(secret, { extensions: [] }, false)).toContain(`     $ ${shown}\n`);
+  });
+
+  it('chainsToJson gives the command redacted', () => {
+    expect(chainsToJson(secret, { extensions: [] }).events['PreToolUse']?.[0]?.command).toBe(shown);
+  });
+});
+
 describe('problems and validation summary', () => {
   it('prefixes errors before warnings', () => {
     expect(formatProblemLines(['a:1: x'], ['b: y'], false)).toEqual(['error: a:1: x', 'warning: b: y']);
