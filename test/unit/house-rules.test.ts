@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The house rules of docs/architecture.md that a reader relies on, checked on the code as it is:
+ * a rule that drifts fails here with the file that broke it.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** Every `.ts` file below `dir` (relative to the repository), sorted. */
+const sources = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(dir, name))
+    .sort();
+
+/** The code of a file without its comments (good enough for the patterns below: no regex literals hold them). */
+const code = (path: string) =>
+  read(path)
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
+const PRODUCT = [...sources('src'), ...sources('operators')];
+const OPERATORS = sources('operators')
+  .map((path) => path.slice('operators/'.length, -'.ts'.length))
+  .filter((name) => name !== 'index');
+
+describe('house rules', () => {
+  it('text becomes JSON in one place: parseJson (src/events/untrusted.ts)', () => {
+    const parsing = PRODUCT.filter((path) => path !== 'src/events/untrusted.ts').filter((path) =>
+      /JSON\.parse\(/.test(code(path)),
+    );
+    expect(parsing).toStrictEqual([]);
+  });
+
+  it('nothing in operators/ subscribes: operators compose', () => {
+    expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
+  });
+
+  it('each operator file has its own RxJS-style spec: source subscriptions, an error, an unsubscription, types', () => {
+    expect(OPERATORS).toHaveLength(8);
+    for (const name of OPERATORS) {
+      const spec = read(`test/unit/operators/${name}.test.ts`);
+      expect.soft(spec, `${name}: subscriptions`).toMatch(/expectSubscriptions\(/);
+      expect.soft(spec, `${name}: an error (#)`).toMatch(/(hot|cold)(<\w+>)?\(\s*'[^']*#/);
+      expect
+        .soft(spec, `${name}: an explicit unsubscription`)
+        .toMatch(/expectObservable\([^;]*?,\s*('[ ^-]*!\s*'|unsub\w*)\)\.toBe/);
+      expect.soft(spec, `${name}: type tests`).toMatch(/expectTypeOf\(/);
+    }
+  });
+
+  it('each exported operator has a doc comment with a marble diagram and an example', () => {
+    for (const name of OPERATORS) {
+      const text = read(`operators/${name}.ts`);
+      const doc = new RegExp(`/\\*\\*((?:(?!\\*/)[\\s\\S])*)\\*/\\s*export const ${name}\\b`).exec(text)?.[1];
+      expect.soft(doc, `${name}: doc comment`).toBeDefined();
+      expect.soft(doc ?? '', `${name}: marble diagram`).toMatch(/```[\s\S]*[-|][\s\S]*```/);
+      expect.soft(doc ?? '', `${name}: example`).toMatch(/Example: `/);
+    }
+  });
+
+  it('docs/architecture.md names every folder of src/ and test/ and every file at the top of src/', () => {
+    const architecture = read('docs/architecture.md');
+    const folders = (dir: string) =>
+      readdirSync(join(ROOT, dir)).filter((name) => statSync(join(ROOT, dir, name)).isDirectory());
+    const named = [
+      ...folders('src').map((name) => `src/${name}/`),
+      ...readdirSync(join(ROOT, 'src'))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => `src/${name}`),
+      ...folders('test').map((name) => `test/${name}/`),
+      ...folders('.')
+        .filter((name) => ['bench', 'examples', 'operators', 'docs'].includes(name))
+        .map((name) => `${name}/`),
+    ];
+    expect(named.filter((path) => !architecture.includes(path))).toStrictEqual([]);
+  });
+});
