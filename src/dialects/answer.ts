@@ -1,7 +1,7 @@
 import type { EventName } from '../events/names.js';
 import { decodeHookOutputValue, decodeHookStdout, type HookOutput } from '../protocol/output.js';
 import { parseJson } from '../events/untrusted.js';
-import { printedBy } from '../protocol/printed.js';
+import { printedBy, returnedBy } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
 import { err, ok, type Result } from '../result.js';
 import type { ForeignDialect } from './dialect.js';
@@ -193,9 +193,12 @@ export const readForeignAnswer = (result: HookResult, context: AnswerContext): H
     });
   }
   if (result.outcome !== 'ok' && result.outcome !== 'invalid_output') return result;
+  const given = returnedBy(result);
+  // An in-process hook's value: what cosh's decoder rejected stays rejected.
+  if (given !== undefined) return result.outcome === 'ok' ? readForeignValue(given.value, context) : result;
   const printed = printedBy(result);
   if (printed !== undefined) return readPrinted(result, printed, context);
-  // An in-process hook returned an object: no text, no fields beyond cosh's to read.
+  // Nothing printed or returned (or a scripted result): no text, no fields beyond cosh's to read.
   return result.outcome === 'ok' ? answer(readObject(result.output, {}, context)) : result;
 };
 

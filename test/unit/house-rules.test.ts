@@ -41,6 +41,17 @@ describe('house rules', () => {
     expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
 
+  it('operators know no hook kind: every hook runs through the executor port (src/exec/port.ts)', () => {
+    const knowing = sources('operators').filter((path) =>
+      /kind === '(function|command)'|\b(FunctionHook|CommandHook)\b|\.run\(/.test(code(path)),
+    );
+    expect(knowing).toStrictEqual([]);
+    const execImports = sources('operators').flatMap((path) =>
+      [...code(path).matchAll(/from '\.\.\/src\/exec\/([^']+)'/g)].map((match) => match[1]),
+    );
+    expect(new Set(execImports)).toStrictEqual(new Set(['port.js']));
+  });
+
   it('each operator file has its own RxJS-style spec: source subscriptions, an error, an unsubscription, types', () => {
     expect(OPERATORS).toHaveLength(8);
     for (const name of OPERATORS) {
