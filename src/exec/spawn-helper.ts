@@ -13,7 +13,7 @@
  */
 import { Socket } from 'node:net';
 import { parseJson } from '../events/untrusted.js';
-import { startProcess, type ProcessHandle, type ProcessSpec } from './spawn.js';
+import { errorCode, startProcess, type ProcessHandle, type ProcessSpec } from './spawn.js';
 import {
   CLOSE,
   DETACH,
@@ -57,12 +57,13 @@ const send = (type: number, id: number, payload?: Buffer | string): void => {
   });
 };
 
-const errorMessage = (error: unknown) => ({
-  ...(typeof (error as { code?: unknown } | null)?.code === 'string' && {
-    code: (error as { code: string }).code,
-  }),
-  message: error instanceof Error ? error.message : String(error),
-});
+const errorMessage = (error: unknown) => {
+  const code = errorCode(error);
+  return {
+    ...(code !== undefined && { code }),
+    message: error instanceof Error ? error.message : String(error),
+  };
+};
 
 const start = (id: number, spec: ProcessSpec): void => {
   // `started` is called before startProcess returns: the record exists first.
