@@ -92,3 +92,45 @@ describe('house rules', () => {
     expect(named.filter((path) => !architecture.includes(path))).toStrictEqual([]);
   });
 });
+
+describe('the I/O boundary (eslint)', () => {
+  const refusals = async (filePath: string, specifier: string): Promise<string[]> => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: ROOT });
+    const [result] = await eslint.lintText(`import * as m from '${specifier}';\nexport const x = m;\n`, {
+      filePath: join(ROOT, filePath),
+    });
+    return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+  };
+  const FS = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
+  const SPAWN = [
+    'child_process',
+    'node:child_process',
+    'execa',
+    'worker_threads',
+    'node:worker_threads',
+    'cluster',
+    'node:cluster',
+  ];
+
+  it.each(['src/events/x.ts', 'src/protocol/x.ts', 'operators/x.ts'])(
+    'nothing in %s touches the file system or starts a process or thread, however the module is named',
+    async (file) => {
+      for (const specifier of [...FS, ...SPAWN]) {
+        expect
+          .soft(await refusals(file, specifier), `${file}: ${specifier}`)
+          .toStrictEqual(['no-restricted-imports']);
+      }
+    },
+  );
+
+  it('outside src/exec nothing spawns: src/config reads files but starts no process', async () => {
+    for (const specifier of SPAWN) {
+      expect
+        .soft(await refusals('src/config/x.ts', specifier), specifier)
+        .toStrictEqual(['no-restricted-imports']);
+    }
+    expect(await refusals('src/config/x.ts', 'node:fs')).toStrictEqual([]);
+    expect(await refusals('src/exec/x.ts', 'node:child_process')).toStrictEqual([]);
+  });
+});
