@@ -37,6 +37,13 @@ describe('house rules', () => {
     expect(parsing).toStrictEqual([]);
   });
 
+  it('new Observable is written only in the executor adapters (src/exec); everything else composes', () => {
+    const written = PRODUCT.filter((path) => !path.startsWith('src/exec/')).filter((path) =>
+      /new Observable\b/.test(code(path)),
+    );
+    expect(written).toStrictEqual([]);
+  });
+
   it('nothing in operators/ subscribes: operators compose', () => {
     expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
