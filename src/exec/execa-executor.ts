@@ -12,6 +12,7 @@ import { hookExecutor } from './hook-executor.js';
 import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 import { errorCode, notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
+import { describeThrown } from '../events/untrusted.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions extends SpawnHelperOptions {
@@ -89,9 +90,7 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       try {
         line = `${JSON.stringify(event)}\n`;
       } catch (error) {
-        subscriber.next(
-          failure('spawn', `could not start: ${error instanceof Error ? error.message : String(error)}`),
-        );
+        subscriber.next(failure('spawn', `could not start: ${describeThrown(error)}`));
         subscriber.complete();
         return undefined;
       }

@@ -12,7 +12,7 @@
  *   group the host still owns: SIGTERM, then SIGKILL after 500 ms. Then the helper exits.
  */
 import { Socket } from 'node:net';
-import { parseJson } from '../events/untrusted.js';
+import { parseJson, describeThrown } from '../events/untrusted.js';
 import { errorCode, startProcess, type ProcessHandle, type ProcessSpec } from './spawn.js';
 import {
   CLOSE,
@@ -61,7 +61,7 @@ const errorMessage = (error: unknown) => {
   const code = errorCode(error);
   return {
     ...(code !== undefined && { code }),
-    message: error instanceof Error ? error.message : String(error),
+    message: describeThrown(error),
   };
 };
 
@@ -136,9 +136,7 @@ const hostGone = (): void => {
 /** A bug of ours must not leave hooks behind that nobody watches: kill them all, then exit. */
 const crashed = (error: unknown): void => {
   for (const pgid of owned) signal(pgid, 'SIGKILL');
-  process.stderr.write(
-    `cosh-hooks spawn helper: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`cosh-hooks spawn helper: ${describeThrown(error)}\n`);
   process.exit(70);
 };
 
