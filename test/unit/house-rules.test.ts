@@ -98,6 +98,22 @@ describe('house rules', () => {
     ];
     expect(named.filter((path) => !architecture.includes(path))).toStrictEqual([]);
   });
+
+  it('every file docs/architecture.md names exists (a path from the top, or a file name in src/ or operators/)', () => {
+    const architecture = read('docs/architecture.md');
+    const mentioned = new Set([...architecture.matchAll(/[\w./-]+\.ts\b/g)].map((match) => match[0]));
+    const names = new Set(PRODUCT.map((path) => path.slice(path.lastIndexOf('/') + 1)));
+    const missing = [...mentioned].filter((file) => {
+      if (!file.includes('/')) return !names.has(file);
+      try {
+        return !statSync(join(ROOT, file)).isFile();
+      } catch {
+        return true;
+      }
+    });
+    expect(mentioned.size).toBeGreaterThan(30);
+    expect(missing).toStrictEqual([]);
+  });
 });
 
 describe('the I/O boundary (eslint)', () => {
