@@ -128,18 +128,18 @@ export const createSession = (
       if (closed) return throwError(() => new SessionClosedError('the session is closed'));
       index += 1;
       const admission = admit(readInput(input), deps);
-      if (admission.kind === 'rejected') {
-        const error: HookError = { type: 'hook_error', index, message: admission.message };
+      if (!admission.ok) {
+        const error: HookError = { type: 'hook_error', index, message: admission.error };
         return of(error);
       }
       seq += 1;
       const job: MatchedEvent = {
         kind: 'event',
         seq,
-        event: admission.event,
-        chain: chainFor(registry, admission.event),
+        event: admission.value,
+        chain: chainFor(registry, admission.value),
       };
-      const key = options.concurrency === 'per-session' ? admission.event.session_id : '';
+      const key = options.concurrency === 'per-session' ? admission.value.session_id : '';
       // Replays its one value: the turn may be started before the stream below subscribes to it.
       const go = new ReplaySubject<void>(1);
       const turn: Turn = { started: false, start: () => go.next() };
