@@ -44,6 +44,13 @@ describe('house rules', () => {
     expect(written).toStrictEqual([]);
   });
 
+  it('fp-ts stays in config and protocol decoding, never in a file that uses RxJS', () => {
+    const fpTs = PRODUCT.filter((path) => /from 'fp-ts/.test(read(path)));
+    expect(fpTs.length).toBeGreaterThan(0);
+    expect(fpTs.filter((path) => !/^src\/(config|protocol)\//.test(path))).toStrictEqual([]);
+    expect(fpTs.filter((path) => /from 'rxjs/.test(read(path)))).toStrictEqual([]);
+  });
+
   it('nothing in operators/ subscribes: operators compose', () => {
     expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
