@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createProgram } from './program.js';
 import { exitWhenIdle, watchStdout } from './terminal.js';
+import { describeThrown } from '../events/untrusted.js';
 
 watchStdout();
 let status = 0;
@@ -9,7 +10,7 @@ try {
     status = code;
   }).parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`cosh-hooks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`cosh-hooks: ${describeThrown(error)}\n`);
   status = 1;
 }
 exitWhenIdle(status);

@@ -1,6 +1,9 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
 import { decodeHookOutputValue } from '../protocol/output.js';
+import { isForeign } from '../dialects/dialect.js';
+import { withReturned } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
+import type { FunctionHook } from '../registry/hook.js';
 import { exceptionFailure, type FunctionExecutor } from './port.js';
 
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
@@ -13,6 +16,15 @@ const classify = (value: unknown): HookResult => {
   return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
 };
 
+/** A hook of another dialect also answers with fields cosh drops: its reader gets the value as returned. */
+const classifyFor = (hook: FunctionHook): ((value: unknown) => HookResult) =>
+  isForeign(hook.dialect)
+    ? (value) => {
+        const result = classify(value);
+        return value === undefined || value === null ? result : withReturned(result, value);
+      }
+    : classify;
+
 /**
  * The executor of in-process hooks. A function hook's return value (plain, Promise or Observable;
  * only the first value of an Observable counts) is validated like stdout, so a function hook cannot
@@ -22,18 +34,19 @@ const classify = (value: unknown): HookResult => {
  */
 export const runFunctionHook: FunctionExecutor = (hook, event): Observable<HookResult> =>
   defer(() => {
+    const answer = classifyFor(hook);
     try {
       const returned: unknown = hook.run(event);
       if (isObservable(returned))
         return returned.pipe(
           take(1),
-          map(classify),
+          map(answer),
           catchError((error: unknown) => of(exceptionFailure(error))),
         );
       if (isPromiseLike(returned))
-        return from(Promise.resolve(returned).then(classify).catch(exceptionFailure));
+        return from(Promise.resolve(returned).then(answer).catch(exceptionFailure));
       // The common case, a plain value, is answered without any further operator.
-      return of(classify(returned));
+      return of(answer(returned));
     } catch (error) {
       // Thrown by the function, or by a hostile return value's `then` getter.
       return of(exceptionFailure(error));
