@@ -1,6 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parse, TomlError } from 'smol-toml';
 import { byEvent, EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
+import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
 import { ConfigFile, isRecord } from './codecs.js';
@@ -99,7 +100,12 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   for (const event of EVENT_NAMES) {
     for (const table of section[event] ?? []) {
       if (!isUnnamed(table.name))
-        hooks[event].push(commandHookOf({ ...table, name: table.name ?? '' }, 'config'));
+        hooks[event].push(
+          commandHookOf(
+            { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
+            'config',
+          ),
+        );
     }
   }
   return { enabled: section.enabled ?? true, hooks, errors: [], warnings };

@@ -9,7 +9,7 @@ import type { HooksByEvent } from './config-file.js';
 import { decodeForeignText } from './foreign.js';
 import { pluginRootOf } from './foreign-toml.js';
 import { readText } from './files.js';
-import { substituteCommand } from './manifest.js';
+import { commandOfDialect, substituteCommand } from './substitute.js';
 import type { ConfigProblem } from './problems.js';
 
 /** Another agent's hook settings to load, as given to `loadHooks` (`--claude-settings FILE`, …). */
@@ -34,9 +34,9 @@ const commandOf = (
   root: string | undefined,
   workspace: string,
 ): string => {
-  if (root === undefined) return command;
-  const text =
-    dialect === 'claude' ? command.replaceAll('${CLAUDE_PLUGIN_ROOT}', '${extensionPath}') : command;
+  const given = commandOfDialect(dialect, command);
+  if (root === undefined) return given;
+  const text = dialect === 'claude' ? given.replaceAll('${CLAUDE_PLUGIN_ROOT}', '${extensionPath}') : given;
   return substituteCommand(text, { extensionPath: root, workspacePath: workspace });
 };
 

@@ -25,7 +25,7 @@ import {
   type Issue,
   type Segment,
 } from './problems.js';
-import { substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
+import { commandOfDialect, substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
 
 export { substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
 
@@ -145,7 +145,10 @@ class ManifestWalk {
         {
           ...hook,
           name: hook.name ?? '',
-          command: substituteCommand(hook.command, this.variables),
+          command: commandOfDialect(
+            hook.dialect ?? this.dialect,
+            substituteCommand(hook.command, this.variables),
+          ),
           env,
           matcher,
           dialect: hook.dialect ?? this.dialect,

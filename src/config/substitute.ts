@@ -1,3 +1,5 @@
+import type { Dialect } from '../dialects/dialect.js';
+
 /** Values substituted into `command` and `env` values at load time (SPEC §3). */
 export interface ExtensionVariables {
   /** Absolute folder of the extension. */
@@ -48,6 +50,12 @@ const expansionIn = (context: Context, variable: string): string => {
 /** One open construct of the shell's grammar that changes how quotes are read inside it. */
 type Frame = 'double' | 'command' | 'backquote';
 
+/** A placeholder found at some index: how long it is, and what stands for it in each context. */
+interface Found {
+  readonly length: number;
+  readonly replacement: (context: Context) => string;
+}
+
 /**
  * Substitutes the placeholders of a hook `command` so that the paths are data, never shell code
  * (SPEC §3). A path made only of characters that mean nothing to sh (letters, digits, `_ . / , :
@@ -61,13 +69,60 @@ type Frame = 'double' | 'command' | 'backquote';
  * - inside single quotes: `'"${COSH_EXTENSION_PATH}"'` (close, expand, reopen).
  *
  * sh never parses the result of an expansion again, so no character of the path can run, and the
- * quoting keeps it one word. The context is read the way sh reads it: backslash escapes, quotes,
- * `$( )` and backquotes (each starts a fresh quoting context), comments. A placeholder whose `$`
- * is escaped (`\${extensionPath}`) is text for sh and is left as it is. Misreading the context
- * could only split or misplace the path: its text never enters the command.
+ * quoting keeps it one word. The context is read the way sh reads it (see `rewriteInContext`).
  */
 export const substituteCommand = (command: string, variables: ExtensionVariables): string => {
   const plain = (name: PathName) => PLAIN_PATH.test(variables[name]);
+  return rewriteInContext(command, (text, i) => {
+    const placeholder = PLACEHOLDER.exec(text.slice(i, i + 17));
+    if (placeholder === null) return undefined;
+    const name = placeholder[1] as string;
+    return {
+      length: placeholder[0].length,
+      replacement: (context) =>
+        name === 'extensionPath' || name === 'workspacePath'
+          ? plain(name)
+            ? variables[name]
+            : expansionIn(context, VARIABLE_OF[name])
+          : '/',
+    };
+  });
+};
+
+/** A loaded hook's command as its dialect's agent would run it: Gemini's project variables quoted. */
+export const commandOfDialect = (dialect: Dialect | undefined, command: string): string =>
+  dialect === 'gemini' ? quoteProjectDirs(command) : command;
+
+/**
+ * Gemini CLI replaces `$GEMINI_PROJECT_DIR` and `$CLAUDE_PROJECT_DIR` in a hook's command with the
+ * shell-quoted project folder before the shell sees it, so its documentation writes them unquoted
+ * (`$GEMINI_PROJECT_DIR/.gemini/hooks/check.sh`). cosh-hooks pastes no path into a shell line:
+ * each becomes the quoted expansion of the same variable, which the hook's environment holds
+ * (`"${GEMINI_PROJECT_DIR}"` unquoted), so a folder with spaces or shell syntax stays one word of
+ * data. `${GEMINI_PROJECT_DIR}` and a longer name (`$GEMINI_PROJECT_DIRS`) are left to sh.
+ */
+export const quoteProjectDirs = (command: string): string =>
+  rewriteInContext(command, (text, i) => {
+    const name = PROJECT_DIR.exec(text.slice(i, i + 20))?.[1];
+    return name === undefined
+      ? undefined
+      : { length: name.length + 1, replacement: (context) => expansionIn(context, name) };
+  });
+
+/** `$GEMINI_PROJECT_DIR` or `$CLAUDE_PROJECT_DIR`, not followed by another character of a name. */
+const PROJECT_DIR = /^\$(GEMINI_PROJECT_DIR|CLAUDE_PROJECT_DIR)(?![A-Za-z0-9_])/;
+
+/**
+ * Copies `command`, replacing each placeholder `find` reports by its replacement for the quoting
+ * context it stands in. The context is read the way sh reads it: backslash escapes, quotes, `$( )`
+ * and backquotes (each starts a fresh quoting context), comments. A placeholder whose `$` is
+ * escaped (`\${extensionPath}`) is text for sh and is left as it is. Misreading the context could
+ * only split or misplace a value: its text never enters the command.
+ */
+const rewriteInContext = (
+  command: string,
+  find: (command: string, index: number) => Found | undefined,
+): string => {
   let out = '';
   let single = false;
   const frames: Frame[] = [];
@@ -78,16 +133,10 @@ export const substituteCommand = (command: string, variables: ExtensionVariables
   while (i < command.length) {
     const char = command[i] as string;
     if (char === '$') {
-      const placeholder = PLACEHOLDER.exec(command.slice(i, i + 17));
-      if (placeholder !== null) {
-        const name = placeholder[1] as string;
-        if (name === 'extensionPath' || name === 'workspacePath') {
-          const context: Context = single ? 'single' : top() === 'double' ? 'double' : 'unquoted';
-          out += plain(name) ? variables[name] : expansionIn(context, VARIABLE_OF[name]);
-        } else {
-          out += '/';
-        }
-        i += placeholder[0].length;
+      const found = find(command, i);
+      if (found !== undefined) {
+        out += found.replacement(single ? 'single' : top() === 'double' ? 'double' : 'unquoted');
+        i += found.length;
         continue;
       }
     }

@@ -204,3 +204,86 @@ describe('a Claude Code plugin loaded with foreignSettings: ${CLAUDE_PLUGIN_ROOT
     },
   );
 });
+
+/**
+ * Gemini CLI pastes the shell-quoted project folder over `$GEMINI_PROJECT_DIR` and
+ * `$CLAUDE_PROJECT_DIR` before its shell runs the command, and its docs write them unquoted. Here
+ * each becomes a quoted expansion of the variable (docs/compat.md): one word of data in any folder.
+ */
+const GEMINI_COMMANDS = (hook: string): Record<string, string> => ({
+  unquoted: `sh ${hook} $GEMINI_PROJECT_DIR/a`,
+  double: `sh ${hook} "[$GEMINI_PROJECT_DIR]"`,
+  single: `sh ${hook} 'x $GEMINI_PROJECT_DIR y'`,
+  claude: `sh ${hook} $CLAUDE_PROJECT_DIR`,
+  braces: `sh ${hook} "\${GEMINI_PROJECT_DIR}"`,
+  longer: `sh ${hook} x$GEMINI_PROJECT_DIRS`,
+  escaped: `sh ${hook} \\$GEMINI_PROJECT_DIR`,
+});
+
+describe('a Gemini CLI settings file: $GEMINI_PROJECT_DIR unquoted is one word of data', () => {
+  const executor = execaExecutor();
+
+  it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(
+    'a project folder name with %s: every hook gets exactly the path as one word, nothing runs',
+    async (_what, name, index) => {
+      mkdirSync(join(scratch, 'no-system'), { recursive: true });
+      const project = join(scratch, `gemini-${index}`, name);
+      mkdirSync(join(project, '.gemini'), { recursive: true });
+      const commands = GEMINI_COMMANDS(ARGV_HOOK);
+      writeFileSync(
+        join(project, '.gemini', 'settings.json'),
+        JSON.stringify({
+          hooks: {
+            SessionStart: [
+              { hooks: Object.values(commands).map((command) => ({ type: 'command', command })) },
+            ],
+          },
+        }),
+      );
+      const loaded = loadHooks({
+        home: join(scratch, 'home'),
+        systemExtensionsDir: join(scratch, 'no-system'),
+        workspace: project,
+        foreignSettings: [{ dialect: 'gemini', file: join(project, '.gemini', 'settings.json') }],
+      });
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+      const hooks = loaded.registry.SessionStart as CommandHook[];
+      expect(hooks).toHaveLength(7);
+      for (const hook of hooks) expect(hook.command).not.toContain(name);
+
+      const decoded = decodeEvent(
+        { hook_event_name: 'SessionStart', session_id: 's', cwd: project },
+        { now: () => new Date(0), cwd: () => project },
+      );
+      if (!decoded.ok) throw new Error(decoded.error);
+      const positions = Object.keys(commands);
+      const out = (position: string) => join(scratch, `gemini-argv-${index}-${position}`);
+      const results = await Promise.all(
+        hooks.map((hook, i) =>
+          firstValueFrom(
+            executor(
+              { ...hook, env: { ...hook.env, ARGV_OUT: out(positions[i] ?? '') } },
+              decoded.value,
+            ).pipe(resultOnly()),
+          ),
+        ),
+      );
+      expect(results.map((result) => result.outcome)).toStrictEqual(positions.map(() => 'ok'));
+      const argv = Object.fromEntries(
+        positions.map((position) => [position, readFileSync(out(position), 'utf8').split('\0').slice(0, -1)]),
+      );
+      expect(argv).toStrictEqual({
+        unquoted: [`${project}/a`],
+        double: [`[${project}]`],
+        single: [`x ${project} y`],
+        claude: [project],
+        braces: [project],
+        longer: ['x'],
+        escaped: ['$GEMINI_PROJECT_DIR'],
+      });
+      for (const where of [scratch, project, process.cwd()]) {
+        expect(existsSync(join(where, CANARY))).toBe(false);
+      }
+    },
+  );
+});

@@ -449,3 +449,38 @@ describe('decodeConfigText: cosh-core keys and redact (docs/cosh-core.md)', () =
     ]);
   });
 });
+
+describe('decodeConfigText: a gemini hook’s project variables become quoted expansions', () => {
+  const commandOf = (dialect: string, command: string) =>
+    decodeConfigText(
+      toml(
+        '[[hooks.PreToolUse]]',
+        'name = "g"',
+        `command = ${JSON.stringify(command)}`,
+        `dialect = "${dialect}"`,
+      ),
+      FILE,
+    ).hooks.PreToolUse[0];
+
+  it.each([
+    ['unquoted', '$GEMINI_PROJECT_DIR/.gemini/hooks/x.sh', '"${GEMINI_PROJECT_DIR}"/.gemini/hooks/x.sh'],
+    ['the Claude name', 'sh $CLAUDE_PROJECT_DIR/x.sh', 'sh "${CLAUDE_PROJECT_DIR}"/x.sh'],
+    ['in double quotes', 'sh "$GEMINI_PROJECT_DIR/x.sh"', 'sh "${GEMINI_PROJECT_DIR}/x.sh"'],
+    ['in single quotes', "echo 'at $GEMINI_PROJECT_DIR'", `echo 'at '"\${GEMINI_PROJECT_DIR}"''`],
+    ['inside $( )', 'sh "$(cat $GEMINI_PROJECT_DIR/f)"', 'sh "$(cat "${GEMINI_PROJECT_DIR}"/f)"'],
+    ['with braces (left to sh)', 'sh ${GEMINI_PROJECT_DIR}/x.sh', 'sh ${GEMINI_PROJECT_DIR}/x.sh'],
+    ['a longer name (left)', 'sh $GEMINI_PROJECT_DIRS', 'sh $GEMINI_PROJECT_DIRS'],
+    ['escaped (left)', 'echo \\$GEMINI_PROJECT_DIR', 'echo \\$GEMINI_PROJECT_DIR'],
+  ])('%s', (_where, command, expected) => {
+    expect(commandOf('gemini', command)).toMatchObject({ command: expected, dialect: 'gemini' });
+  });
+
+  it('a claude or cosh hook keeps its command as written', () => {
+    expect(commandOf('claude', 'sh $CLAUDE_PROJECT_DIR/x.sh')).toMatchObject({
+      command: 'sh $CLAUDE_PROJECT_DIR/x.sh',
+    });
+    expect(commandOf('cosh', 'sh $GEMINI_PROJECT_DIR/x.sh')).toMatchObject({
+      command: 'sh $GEMINI_PROJECT_DIR/x.sh',
+    });
+  });
+});
