@@ -127,6 +127,64 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
   );
 });
 
+/**
+ * Runs each SessionStart hook once in `cwd`, each writing its argv to its own file, and returns the
+ * argv by position (the hooks are in the order of `positions`). Every hook must succeed.
+ */
+const argvByPosition = async (
+  hooks: readonly CommandHook[],
+  positions: readonly string[],
+  cwd: string,
+  prefix: string,
+): Promise<Record<string, string[]>> => {
+  const decoded = decodeEvent(
+    { hook_event_name: 'SessionStart', session_id: 's', cwd },
+    { now: () => new Date(0), cwd: () => cwd },
+  );
+  if (!decoded.ok) throw new Error(decoded.error);
+  const out = (position: string) => join(scratch, `${prefix}-${position}`);
+  const executor = execaExecutor();
+  const results = await Promise.all(
+    hooks.map((hook, i) =>
+      firstValueFrom(
+        executor({ ...hook, env: { ...hook.env, ARGV_OUT: out(positions[i] ?? '') } }, decoded.value).pipe(
+          resultOnly(),
+        ),
+      ),
+    ),
+  );
+  expect(results.map((result) => result.outcome)).toStrictEqual(positions.map(() => 'ok'));
+  return Object.fromEntries(
+    positions.map((position) => [position, readFileSync(out(position), 'utf8').split('\0').slice(0, -1)]),
+  );
+};
+
+/** A settings file of `dialect` whose SessionStart hooks are `commands`, loaded with `workspace`. */
+const loadForeign = (
+  dialect: 'claude' | 'gemini',
+  file: string,
+  commands: Record<string, string>,
+  workspace: string,
+): CommandHook[] => {
+  mkdirSync(join(scratch, 'no-system'), { recursive: true });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      hooks: {
+        SessionStart: [{ hooks: Object.values(commands).map((command) => ({ type: 'command', command })) }],
+      },
+    }),
+  );
+  const loaded = loadHooks({
+    home: join(scratch, 'home'),
+    systemExtensionsDir: join(scratch, 'no-system'),
+    workspace,
+    foreignSettings: [{ dialect, file }],
+  });
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  return loaded.registry.SessionStart as CommandHook[];
+};
+
 /** The same positions with Claude Code's name for the plugin folder, `${CLAUDE_PLUGIN_ROOT}`. */
 const PLUGIN_COMMANDS = (hook: string): Record<string, string> => ({
   unquoted: `sh ${hook} \${CLAUDE_PLUGIN_ROOT}/a`,
@@ -136,63 +194,22 @@ const PLUGIN_COMMANDS = (hook: string): Record<string, string> => ({
 });
 
 describe('a Claude Code plugin loaded with foreignSettings: ${CLAUDE_PLUGIN_ROOT} is data too', () => {
-  const executor = execaExecutor();
-
   it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(
     'a plugin folder name with %s: every hook gets exactly the path as one word, nothing runs',
     async (_what, name, index) => {
-      mkdirSync(join(scratch, 'no-system'), { recursive: true });
       const root = join(scratch, `plugin-${index}`, name);
       const plugin = join(root, 'my-plugin');
       const cwd = join(scratch, `plugin-cwd-${index}`);
       mkdirSync(join(plugin, 'hooks'), { recursive: true });
       mkdirSync(cwd, { recursive: true });
       const commands = PLUGIN_COMMANDS(ARGV_HOOK);
-      writeFileSync(
-        join(plugin, 'hooks', 'hooks.json'),
-        JSON.stringify({
-          hooks: {
-            SessionStart: [
-              { hooks: Object.values(commands).map((command) => ({ type: 'command', command })) },
-            ],
-          },
-        }),
-      );
-      const loaded = loadHooks({
-        home: join(scratch, 'home'),
-        systemExtensionsDir: join(scratch, 'no-system'),
-        workspace: cwd,
-        foreignSettings: [{ dialect: 'claude', file: join(plugin, 'hooks', 'hooks.json') }],
-      });
-      if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-      const hooks = loaded.registry.SessionStart as CommandHook[];
+      const hooks = loadForeign('claude', join(plugin, 'hooks', 'hooks.json'), commands, cwd);
       expect(hooks).toHaveLength(4);
       if (name === 'plain-folder' && PLAIN_SCRATCH)
         expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${plugin}/a`);
       else for (const hook of hooks) expect(hook.command).not.toContain(name);
 
-      const decoded = decodeEvent(
-        { hook_event_name: 'SessionStart', session_id: 's', cwd },
-        { now: () => new Date(0), cwd: () => cwd },
-      );
-      if (!decoded.ok) throw new Error(decoded.error);
-      const positions = Object.keys(commands);
-      const out = (position: string) => join(scratch, `plugin-argv-${index}-${position}`);
-      const results = await Promise.all(
-        hooks.map((hook, i) =>
-          firstValueFrom(
-            executor(
-              { ...hook, env: { ...hook.env, ARGV_OUT: out(positions[i] ?? '') } },
-              decoded.value,
-            ).pipe(resultOnly()),
-          ),
-        ),
-      );
-      expect(results.map((result) => result.outcome)).toStrictEqual(['ok', 'ok', 'ok', 'ok']);
-      const argv = Object.fromEntries(
-        positions.map((position) => [position, readFileSync(out(position), 'utf8').split('\0').slice(0, -1)]),
-      );
-      expect(argv).toStrictEqual({
+      expect(await argvByPosition(hooks, Object.keys(commands), cwd, `plugin-argv-${index}`)).toStrictEqual({
         unquoted: [`${plugin}/a`],
         double: [`${plugin}/a`],
         single: [`x ${plugin} y`],
@@ -221,58 +238,19 @@ const GEMINI_COMMANDS = (hook: string): Record<string, string> => ({
 });
 
 describe('a Gemini CLI settings file: $GEMINI_PROJECT_DIR unquoted is one word of data', () => {
-  const executor = execaExecutor();
-
   it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(
     'a project folder name with %s: every hook gets exactly the path as one word, nothing runs',
     async (_what, name, index) => {
-      mkdirSync(join(scratch, 'no-system'), { recursive: true });
       const project = join(scratch, `gemini-${index}`, name);
       mkdirSync(join(project, '.gemini'), { recursive: true });
       const commands = GEMINI_COMMANDS(ARGV_HOOK);
-      writeFileSync(
-        join(project, '.gemini', 'settings.json'),
-        JSON.stringify({
-          hooks: {
-            SessionStart: [
-              { hooks: Object.values(commands).map((command) => ({ type: 'command', command })) },
-            ],
-          },
-        }),
-      );
-      const loaded = loadHooks({
-        home: join(scratch, 'home'),
-        systemExtensionsDir: join(scratch, 'no-system'),
-        workspace: project,
-        foreignSettings: [{ dialect: 'gemini', file: join(project, '.gemini', 'settings.json') }],
-      });
-      if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-      const hooks = loaded.registry.SessionStart as CommandHook[];
+      const hooks = loadForeign('gemini', join(project, '.gemini', 'settings.json'), commands, project);
       expect(hooks).toHaveLength(7);
       for (const hook of hooks) expect(hook.command).not.toContain(name);
 
-      const decoded = decodeEvent(
-        { hook_event_name: 'SessionStart', session_id: 's', cwd: project },
-        { now: () => new Date(0), cwd: () => project },
-      );
-      if (!decoded.ok) throw new Error(decoded.error);
-      const positions = Object.keys(commands);
-      const out = (position: string) => join(scratch, `gemini-argv-${index}-${position}`);
-      const results = await Promise.all(
-        hooks.map((hook, i) =>
-          firstValueFrom(
-            executor(
-              { ...hook, env: { ...hook.env, ARGV_OUT: out(positions[i] ?? '') } },
-              decoded.value,
-            ).pipe(resultOnly()),
-          ),
-        ),
-      );
-      expect(results.map((result) => result.outcome)).toStrictEqual(positions.map(() => 'ok'));
-      const argv = Object.fromEntries(
-        positions.map((position) => [position, readFileSync(out(position), 'utf8').split('\0').slice(0, -1)]),
-      );
-      expect(argv).toStrictEqual({
+      expect(
+        await argvByPosition(hooks, Object.keys(commands), project, `gemini-argv-${index}`),
+      ).toStrictEqual({
         unquoted: [`${project}/a`],
         double: [`[${project}]`],
         single: [`x ${project} y`],
