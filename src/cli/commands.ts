@@ -14,6 +14,7 @@ import {
   formatValidationSummary,
   modeOf,
   printableJson,
+  printableLine,
   unredactedHooks,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
@@ -42,8 +43,9 @@ const reportProblems = (result: LoadResult): void => {
   if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 };
 
+/** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (SPEC §6). */
 const fail = (message: string): number => {
-  process.stderr.write(`cosh-hooks: ${message}\n`);
+  process.stderr.write(`cosh-hooks: ${printableLine(message)}\n`);
   return EXIT.failed;
 };
 

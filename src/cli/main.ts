@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { describeThrown } from '../events/untrusted.js';
+import { printableLine } from './format.js';
 import { createProgram } from './program.js';
 import { exitWhenIdle, watchStdout } from './terminal.js';
 
@@ -9,7 +11,7 @@ try {
     status = code;
   }).parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`cosh-hooks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`cosh-hooks: ${printableLine(describeThrown(error))}\n`);
   status = 1;
 }
 exitWhenIdle(status);

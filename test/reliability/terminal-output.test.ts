@@ -114,3 +114,36 @@ describe('list and fire show hook text escaped', () => {
     expect(stdout).toBe(`error: ${box.path(`missing${ESCAPED}.toml`)}: file not found\n1 error\n`);
   });
 });
+
+describe('diagnostics on stderr quote file names and contents escaped', () => {
+  it('fire --event-file: a missing file with escapes in its name, and a file whose text is not JSON', async () => {
+    const missing = await cli([
+      'fire',
+      'PreToolUse',
+      '--event-file',
+      box.path(`gone${RETITLE}.json`),
+      ...box.flags,
+    ]);
+    expect(missing.code).toBe(1);
+    expect(RAW.test(missing.stderr)).toBe(false);
+    expect(missing.stderr).toContain(`cannot read ${box.path(`gone${ESCAPED}.json`)}: ENOENT`);
+    const garbled = box.write(`event${RETITLE}.json`, `{"tool_name":${RETITLE}\u2028}`);
+    const bad = await cli(['fire', 'PreToolUse', '--event-file', garbled, ...box.flags]);
+    expect(bad.code).toBe(1);
+    expect(RAW.test(bad.stderr)).toBe(false);
+    expect(bad.stderr.split('\n')).toHaveLength(2);
+    expect(bad.stderr).toMatch(
+      /^cosh-hooks: .*event\\x1b\]0;pwned\\x07\.json is not JSON: .*\\x1b\]0;pwned\\x07/,
+    );
+  });
+
+  it('fire --input that is not JSON, and import of a missing file: escaped, one line', async () => {
+    const input = await cli(['fire', 'PreToolUse', '--input', `{"a":${RETITLE}\n`, ...box.flags]);
+    expect(input.code).toBe(1);
+    expect(RAW.test(input.stderr)).toBe(false);
+    expect(input.stderr.split('\n')).toHaveLength(2);
+    const imported = await cli(['import', 'claude', box.path(`gone${RETITLE}\nx.json`)]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toBe(`cosh-hooks: ${box.path(`gone${ESCAPED}\\nx.json`)}: file not found\n`);
+  });
+});
