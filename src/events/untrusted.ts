@@ -53,11 +53,105 @@ export const jsonProblemOf = (value: unknown, maxDepth: number = MAX_JSON_DEPTH)
   return problem === undefined ? undefined : { path: path.reverse(), problem };
 };
 
+/** Most values (objects, arrays and leaves) copied out of one in-process value. */
+export const MAX_PLAIN_VALUES = 1_000_000;
+
+/** Why an in-process value has no plain JSON copy, and where (keys from the outer value down). */
+export interface PlainProblem {
+  readonly path: readonly string[];
+  readonly problem: JsonProblem['problem'] | 'too_large';
+}
+
+class PlainCopyError {
+  readonly path: string[] = [];
+  constructor(readonly problem: PlainProblem['problem']) {}
+}
+
+/** Boxed primitives (`new String('a')`) are their primitive, as `JSON.stringify` writes them. */
+const unboxed = (value: object): unknown =>
+  value instanceof Number || value instanceof String || value instanceof Boolean ? value.valueOf() : value;
+
+/**
+ * A plain JSON copy of an in-process value (a function hook's answer): what `JSON.parse` would
+ * give for `JSON.stringify(value)`, made by a walk with two bounds: `maxDepth` levels (a cycle ends
+ * there) and `MAX_PLAIN_VALUES` values (a sparse array of length 2^32 - 1 or a DAG of 2^100 paths
+ * ends there, instead of freezing the engine). Every getter, `toJSON` and Proxy trap runs once,
+ * here: what the engine and its host keep afterwards is data that cannot throw, change or recurse
+ * again when read or written. `undefined` for a value JSON leaves out (a function, a symbol).
+ * May throw what the value throws when read: callers catch.
+ */
+export const plainJsonCopy = (
+  value: unknown,
+  maxDepth: number = MAX_JSON_DEPTH,
+): Result<unknown, PlainProblem> => {
+  let budget = MAX_PLAIN_VALUES;
+  const copy = (node: unknown, key: string, levels: number): unknown => {
+    if ((budget -= 1) < 0) throw new PlainCopyError('too_large');
+    let current: unknown = node;
+    if (typeof current === 'object' && current !== null) {
+      const toJSON = (current as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') current = (toJSON as (key: string) => unknown).call(current, key);
+    }
+    if (typeof current === 'object' && current !== null) current = unboxed(current);
+    switch (typeof current) {
+      case 'string':
+      case 'boolean':
+        return current;
+      case 'number':
+        return Number.isFinite(current) ? current : null;
+      case 'bigint':
+        throw new PlainCopyError('bigint');
+      case 'object':
+        break;
+      default:
+        return undefined;
+    }
+    if (current === null) return null;
+    if (levels === 0) throw new PlainCopyError('too_deep');
+    const step = (name: string, item: unknown): unknown => {
+      try {
+        return copy(item, name, levels - 1);
+      } catch (error) {
+        if (error instanceof PlainCopyError) error.path.push(name);
+        throw error;
+      }
+    };
+    if (Array.isArray(current)) {
+      const length = current.length;
+      if (length > budget) throw new PlainCopyError('too_large');
+      const items: unknown[] = [];
+      for (let i = 0; i < length; i++) items.push(step(String(i), (current as unknown[])[i]) ?? null);
+      return items;
+    }
+    const object: Record<string, unknown> = {};
+    for (const name of Object.keys(current)) {
+      const item = step(name, (current as Record<string, unknown>)[name]);
+      // defineProperty: a key named `__proto__` stays data, as JSON.parse makes it.
+      if (item !== undefined)
+        Object.defineProperty(object, name, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    return object;
+  };
+  try {
+    return ok(copy(value, '', maxDepth));
+  } catch (error) {
+    if (!(error instanceof PlainCopyError)) throw error;
+    return err({ path: error.path.reverse(), problem: error.problem });
+  }
+};
+
 /**
  * `field: nested deeper than 512 levels` (the top-level field under `root`), or
  * `tool_input.n: a BigInt, which JSON cannot carry` (the path, at most 8 keys).
  */
-export const describeJsonProblem = (found: JsonProblem, root: string): string => {
+export const describeJsonProblem = (found: JsonProblem | PlainProblem, root: string): string => {
+  if (found.problem === 'too_large')
+    return `${found.path[0] ?? root}: more than ${MAX_PLAIN_VALUES.toLocaleString('en-US')} values`;
   if (found.problem === 'too_deep')
     return `${found.path[0] ?? root}: nested deeper than ${MAX_JSON_DEPTH} levels`;
   const keys = found.path.slice(0, 8);

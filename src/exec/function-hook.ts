@@ -1,5 +1,5 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
-import { decodeHookOutputValue } from '../protocol/output.js';
+import { decodeHookOutputValue, plainHookValue } from '../protocol/output.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
 import { exceptionFailure, type FunctionExecutor } from './port.js';
 
@@ -9,7 +9,8 @@ const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
 const classify = (value: unknown): HookResult => {
   // A function that returns nothing has no opinion, like a command hook that prints nothing.
   if (value === undefined || value === null) return success({ decision: 'none' });
-  const decoded = decodeHookOutputValue(value);
+  const plain = plainHookValue(value);
+  const decoded = plain.ok ? decodeHookOutputValue(plain.value) : plain;
   return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
 };
 
