@@ -62,14 +62,80 @@ export interface PlainProblem {
   readonly problem: JsonProblem['problem'] | 'too_large';
 }
 
+/** Thrown inside the copy to unwind it; `path` is the keys down to the problem. */
 class PlainCopyError {
-  readonly path: string[] = [];
-  constructor(readonly problem: PlainProblem['problem']) {}
+  constructor(
+    readonly problem: PlainProblem['problem'],
+    readonly path: readonly string[],
+  ) {}
 }
 
-/** Boxed primitives (`new String('a')`) are their primitive, as `JSON.stringify` writes them. */
-const unboxed = (value: object): unknown =>
-  value instanceof Number || value instanceof String || value instanceof Boolean ? value.valueOf() : value;
+/** The walk's state: values still allowed, and the keys from the outer value to the current one. */
+interface CopyState {
+  budget: number;
+  readonly path: string[];
+}
+
+/** One value as JSON would write it; module-level and closure-free, as it runs per function hook. */
+const copyPlain = (node: unknown, key: string, levels: number, state: CopyState): unknown => {
+  if ((state.budget -= 1) < 0) throw new PlainCopyError('too_large', [...state.path]);
+  let current: unknown = node;
+  if (typeof current === 'object' && current !== null) {
+    const toJSON = (current as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') current = (toJSON as (key: string) => unknown).call(current, key);
+    // Boxed primitives (`new String('a')`) are their primitive, as JSON.stringify writes them.
+    if (current instanceof Number || current instanceof String || current instanceof Boolean)
+      current = current.valueOf();
+  }
+  switch (typeof current) {
+    case 'string':
+    case 'boolean':
+      return current;
+    case 'number':
+      // -0 is written as 0, and NaN and the infinities as null.
+      return Number.isFinite(current) ? (current === 0 ? 0 : current) : null;
+    case 'bigint':
+      throw new PlainCopyError('bigint', [...state.path]);
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (current === null) return null;
+  if (levels === 0) throw new PlainCopyError('too_deep', [...state.path]);
+  const { path } = state;
+  if (Array.isArray(current)) {
+    const length = current.length;
+    if (length > state.budget) throw new PlainCopyError('too_large', [...path]);
+    const items: unknown[] = [];
+    for (let i = 0; i < length; i++) {
+      const name = String(i);
+      path.push(name);
+      items.push(copyPlain((current as unknown[])[i], name, levels - 1, state) ?? null);
+      path.pop();
+    }
+    return items;
+  }
+  const object: Record<string, unknown> = {};
+  const names = Object.keys(current);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    path.push(name);
+    const item = copyPlain((current as Record<string, unknown>)[name], name, levels - 1, state);
+    path.pop();
+    if (item === undefined) continue;
+    // A key named `__proto__` stays data, as JSON.parse makes it, never a prototype.
+    if (name === '__proto__')
+      Object.defineProperty(object, name, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else object[name] = item;
+  }
+  return object;
+};
 
 /**
  * A plain JSON copy of an in-process value (a function hook's answer): what `JSON.parse` would
@@ -84,64 +150,11 @@ export const plainJsonCopy = (
   value: unknown,
   maxDepth: number = MAX_JSON_DEPTH,
 ): Result<unknown, PlainProblem> => {
-  let budget = MAX_PLAIN_VALUES;
-  const copy = (node: unknown, key: string, levels: number): unknown => {
-    if ((budget -= 1) < 0) throw new PlainCopyError('too_large');
-    let current: unknown = node;
-    if (typeof current === 'object' && current !== null) {
-      const toJSON = (current as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') current = (toJSON as (key: string) => unknown).call(current, key);
-    }
-    if (typeof current === 'object' && current !== null) current = unboxed(current);
-    switch (typeof current) {
-      case 'string':
-      case 'boolean':
-        return current;
-      case 'number':
-        return Number.isFinite(current) ? current : null;
-      case 'bigint':
-        throw new PlainCopyError('bigint');
-      case 'object':
-        break;
-      default:
-        return undefined;
-    }
-    if (current === null) return null;
-    if (levels === 0) throw new PlainCopyError('too_deep');
-    const step = (name: string, item: unknown): unknown => {
-      try {
-        return copy(item, name, levels - 1);
-      } catch (error) {
-        if (error instanceof PlainCopyError) error.path.push(name);
-        throw error;
-      }
-    };
-    if (Array.isArray(current)) {
-      const length = current.length;
-      if (length > budget) throw new PlainCopyError('too_large');
-      const items: unknown[] = [];
-      for (let i = 0; i < length; i++) items.push(step(String(i), (current as unknown[])[i]) ?? null);
-      return items;
-    }
-    const object: Record<string, unknown> = {};
-    for (const name of Object.keys(current)) {
-      const item = step(name, (current as Record<string, unknown>)[name]);
-      // defineProperty: a key named `__proto__` stays data, as JSON.parse makes it.
-      if (item !== undefined)
-        Object.defineProperty(object, name, {
-          value: item,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-    }
-    return object;
-  };
   try {
-    return ok(copy(value, '', maxDepth));
+    return ok(copyPlain(value, '', maxDepth, { budget: MAX_PLAIN_VALUES, path: [] }));
   } catch (error) {
     if (!(error instanceof PlainCopyError)) throw error;
-    return err({ path: error.path.reverse(), problem: error.problem });
+    return err({ path: error.path, problem: error.problem });
   }
 };
 

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { lastValueFrom, map, of, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { plainJsonCopy } from '../../src/events/untrusted.js';
 import { encodeLine, type HookDecision } from '../../src/output/lines.js';
 import { hookPipeline } from '../../src/pipeline/index.js';
 import { decodeHookOutputValue, decodeHookStdout, deepMerge } from '../../src/protocol/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
+import type { HookFunction } from '../../src/registry/hook.js';
 import { commandHook, createTestScheduler, fakeExecutor, testDeps } from '../../src/testing/index.js';
 import { cli, hookTable, jsonl, jsonLines, sandbox, withoutTimes } from '../cli/helpers.js';
 
@@ -383,7 +385,7 @@ describe('cosh-hooks run and fire with a hook printing a 5,000-deep array', () =
 describe('an in-process answer is read once, as plain JSON, with bounds on depth and size', () => {
   const run = async (...runs: (() => unknown)[]) => {
     const registry = defineHooks({
-      UserPromptSubmit: runs.map((hook, index) => ({ name: `h${index + 1}`, run: hook })),
+      UserPromptSubmit: runs.map((hook, index) => ({ name: `h${index + 1}`, run: hook as HookFunction })),
     });
     const lines = await lastValueFrom(
       hookPipeline(
@@ -478,5 +480,32 @@ describe('an in-process answer is read once, as plain JSON, with bounds on depth
     });
     expect(reads).toBe(1);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('plainJsonCopy is JSON.parse(JSON.stringify(value)) within its bounds', () => {
+  it('for any value fast-check makes (boxed values, Maps, Sets, Dates, null prototypes, sparse arrays; 3,000 cases)', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBoxedValues: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withTypedArray: true,
+          withObjectString: true,
+        }),
+        (value) => {
+          const text = JSON.stringify(value) as string | undefined;
+          const copied = plainJsonCopy(value);
+          expect(copied.ok).toBe(true);
+          if (copied.ok)
+            expect(copied.value).toStrictEqual(text === undefined ? undefined : JSON.parse(text));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
