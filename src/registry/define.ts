@@ -2,6 +2,7 @@ import { isForeign, type Dialect } from '../dialects/dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
+import { unspawnableArgument, unspawnableEnvValue } from './spawnable.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type CommandHook,
@@ -119,6 +120,19 @@ const toHook = (definition: HookDefinition, source: string, where: string): Hook
     throw new HookDefinitionError(
       `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${shown(definition.timeout)}`,
     );
+  }
+  if ('command' in definition) {
+    // As the config loader does: a command or variable no process can be given would never start.
+    const problems = [
+      ['command', unspawnableArgument(definition.command)],
+      ...Object.entries(definition.env ?? {}).map(([name, value]) => [
+        `env.${name}`,
+        unspawnableEnvValue(name, value),
+      ]),
+    ];
+    const found = problems.find(([, problem]) => problem !== undefined);
+    if (found !== undefined)
+      throw new HookDefinitionError(`${where} (hook "${definition.name}"): ${found[0]}: ${found[1]}`);
   }
   const fields = { ...definition, matcher: toMatcher(definition, where) };
   return 'run' in definition
