@@ -199,6 +199,26 @@ describe('configured values no process can be given are configuration errors, no
     }
   });
 
+  it('Claude Code settings (--claude-settings, import): an error naming the field', async () => {
+    const box = sandbox('');
+    try {
+      const settings = box.write(
+        'settings.json',
+        JSON.stringify({
+          hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'echo a\u0000b' }] }] },
+        }),
+      );
+      const message = `error: ${settings}:1: hooks.PreToolUse[0].hooks[0].command: contains a NUL byte, which no process can be given`;
+      const validated = await cli(['validate', ...box.flags, '--claude-settings', settings]);
+      expect([validated.code, validated.stdout.split('\n')[0]]).toStrictEqual([1, message]);
+      const imported = await cli(['import', 'claude', settings]);
+      expect([imported.code, imported.stderr.split('\n')[0]]).toStrictEqual([1, message]);
+      expect(imported.stdout).not.toContain('echo');
+    } finally {
+      box.remove();
+    }
+  });
+
   it('defineHooks throws a HookDefinitionError naming event, position, hook and field', () => {
     expect(() => defineHooks({ Stop: [{ name: 'h', command: 'echo \u0000' }] })).toThrow(
       'Stop[0] (hook "h"): command: contains a NUL byte, which no process can be given',
