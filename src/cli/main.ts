@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { CommanderError } from 'commander';
 import { describeThrown } from '../events/untrusted.js';
 import { printableLine } from './format.js';
 import { createProgram } from './program.js';
@@ -11,7 +12,11 @@ try {
     status = code;
   }).parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`cosh-hooks: ${printableLine(describeThrown(error))}\n`);
-  status = 1;
+  // Help, version or a usage error: commander has printed what it had to say.
+  if (error instanceof CommanderError) status = error.exitCode;
+  else {
+    process.stderr.write(`cosh-hooks: ${printableLine(describeThrown(error))}\n`);
+    status = 1;
+  }
 }
 exitWhenIdle(status);
