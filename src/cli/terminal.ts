@@ -47,15 +47,40 @@ export const exitWhenIdle = (status: number): void => {
   }, FORCE_EXIT_MS).unref();
 };
 
-/** The signals that stop `run` and `fire` (SPEC §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
-export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+/**
+ * The signals that stop `run` and `fire` (SPEC §6): a closing terminal, Ctrl-C, Ctrl-\, kill; then
+ * every other signal whose default action would end the process on the spot and leave the hooks'
+ * groups running ("no hook process outlives `cosh-hooks run`, whatever signal ends it"): a stray
+ * `kill -USR2`, an expired timer, a CPU-time limit (`ulimit -t`), a power event, a seccomp
+ * violation. Not here: SIGKILL and SIGSTOP (no process can catch them), SIGBUS, SIGFPE, SIGILL and
+ * SIGSEGV (Node does not let JavaScript run after a real fault), SIGABRT (Node's own abort),
+ * SIGUSR1 (Node's inspector), SIGPROF (V8's CPU profiler samples with it: `node --cpu-prof` would stop
+ * the run), SIGPIPE and SIGXFSZ (Node ignores them), and the real-time signals
+ * (Node has no name for them); see docs/reliability.md, known limits.
+ */
+export const STOP_SIGNALS = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR2',
+  'SIGALRM',
+  'SIGVTALRM',
+  'SIGXCPU',
+  'SIGPWR',
+  'SIGSYS',
+  'SIGSTKFLT',
+  'SIGIO',
+  'SIGTRAP',
+] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** The conventional exit status of a process stopped by `signal`: 128 + its number. */
 export const signalStatus = (signal: StopSignal): number => 128 + constants.signals[signal];
 
 /**
- * On the first of SIGINT, SIGTERM, SIGHUP or SIGQUIT, calls `stop` with 128 + the signal number:
+ * On the first of SIGINT, SIGTERM, SIGHUP, SIGQUIT or another of `STOP_SIGNALS`, calls `stop` with
+ * 128 + the signal number:
  * running hooks are cancelled (their groups get SIGTERM, then SIGKILL after the grace period) and
  * the process ends once that is done. The handlers stay installed, so a later signal never falls
  * back to the default action (which would end the process and leave the groups alive): a second

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -94,8 +94,8 @@ const startRun = (extra: readonly string[] = [], command: readonly string[] = ['
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.on('close', (code) => resolve({ code, at: Date.now() })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   /** "<pgid> <grandchild pid>" per running sleeper, once its grandchild is set up. */
   const sleepers = (): { pgid: number; grandchild: number }[] => {
@@ -232,6 +232,53 @@ describe('cosh-hooks run and fire under SIGHUP, SIGQUIT and repeated signals', (
       expect(run.stderr()).toBe('');
     },
   );
+
+  it.each([
+    'SIGUSR2',
+    'SIGALRM',
+    'SIGVTALRM',
+    'SIGXCPU',
+    'SIGPWR',
+    'SIGSYS',
+    'SIGSTKFLT',
+    'SIGIO',
+    'SIGTRAP',
+  ] as const)(
+    'every other signal whose default ends a process, %s: group gone, status 128 + n, earlier decisions written',
+    async (signal) => {
+      const run = startRun();
+      run.child.stdin.write(event('Quick', 'q1') + event('Stubborn', 'hang'));
+      const group = await stubbornGroup(run);
+      run.child.kill(signal);
+      const { code, signal: killedBy } = await run.exited;
+      expect([code, killedBy]).toStrictEqual([128 + constants.signals[signal], null]);
+      expect(decisionsOf(run.lines).map((line) => [line['seq'], line['tool_use_id']])).toStrictEqual([
+        [1, 'q1'],
+      ]);
+      await expectGone(group);
+      expect(run.stderr()).toBe('');
+    },
+  );
+
+  it('SIGPROF is left to V8: a run under node --cpu-prof answers all 3,000 events and exits 0', async () => {
+    const child = spawn(process.execPath, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(root, 'profiles')}`,
+      BIN,
+      'run',
+      '--config',
+      configPath,
+      '--home',
+      home,
+      '--system-extensions-dir',
+      systemExtensions,
+    ]);
+    let lines = 0;
+    child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
+    child.stdin.end('{"hook_event_name":"Stop","session_id":"s"}\n'.repeat(3000));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect([code, lines]).toStrictEqual([0, 3000]);
+  });
 
   it.each(['SIGINT', 'SIGHUP'] as const)(
     'a second %s 100 ms after the first: the group is killed at once and the run exits with the first status',
