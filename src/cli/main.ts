@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { describeThrown } from '../events/untrusted.js';
+import { killOwnedGroupsNow } from '../exec/groups.js';
 import { printableLine } from './format.js';
 import { createProgram } from './program.js';
 import { exitWhenIdle, watchStdout } from './terminal.js';
 
 watchStdout();
+// However the process ends (a crash included, short of SIGKILL), no hook it still answers for is
+// left running: running and cancelled hooks' groups get SIGKILL on the way out (SPEC §6). Hooks
+// that ended by themselves are not in that set, so their background processes are left alone.
+process.on('exit', () => killOwnedGroupsNow());
 let status = 0;
 try {
   await createProgram((code) => {

@@ -63,12 +63,17 @@ afterEach(() => {
 let runs = 0;
 
 /** Starts `cosh-hooks run`, collecting stdout lines as they come. */
-const startRun = (extra: readonly string[] = [], command: readonly string[] = ['run']) => {
+const startRun = (
+  extra: readonly string[] = [],
+  command: readonly string[] = ['run'],
+  nodeFlags: readonly string[] = [],
+) => {
   runs += 1;
   const pidFile = join(root, `pids-${runs}`);
   const child = spawn(
     process.execPath,
     [
+      ...nodeFlags,
       BIN,
       ...command,
       '--config',
@@ -112,7 +117,7 @@ const startRun = (extra: readonly string[] = [], command: readonly string[] = ['
       return [];
     }
   };
-  return { child, lines, stderr: () => stderr + partial, exited, sleepers };
+  return { child, lines, stderr: () => stderr + partial, exited, sleepers, pidFile };
 };
 
 type Tool = 'Quick' | 'Sleep' | 'Stubborn' | 'StubbornShort';
@@ -259,6 +264,31 @@ describe('cosh-hooks run and fire under SIGHUP, SIGQUIT and repeated signals', (
       expect(run.stderr()).toBe('');
     },
   );
+
+  it('a crash of the process (an uncaught exception) while a hook runs: the group is killed on the way out', async () => {
+    const crash = join(root, 'crash.mjs');
+    // Preloaded into cosh-hooks: once the test says the hook's group is up, an exception nothing catches.
+    writeFileSync(
+      crash,
+      `import { existsSync } from 'node:fs';
+const timer = setInterval(() => {
+  if (existsSync(\`\${process.env.PID_FILE}.crash\`)) {
+    clearInterval(timer);
+    throw new Error('simulated engine crash');
+  }
+}, 20);
+timer.unref();
+`,
+    );
+    const run = startRun([], ['run'], ['--import', crash]);
+    run.child.stdin.write(event('Stubborn', 'hang'));
+    const group = await stubbornGroup(run);
+    writeFileSync(`${run.pidFile}.crash`, '');
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    expect(run.stderr()).toContain('simulated engine crash');
+    await expectGone(group);
+  });
 
   it('SIGPROF is left to V8: a run under node --cpu-prof answers all 3,000 events and exits 0', async () => {
     const child = spawn(process.execPath, [
