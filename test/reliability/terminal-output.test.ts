@@ -1,3 +1,4 @@
+import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { printable, printableJson, printableLine } from '../../src/cli/format.js';
 import { cli, hookTable, prints, sandbox } from '../cli/helpers.js';
@@ -145,5 +146,23 @@ describe('diagnostics on stderr quote file names and contents escaped', () => {
     const imported = await cli(['import', 'claude', box.path(`gone${RETITLE}\nx.json`)]);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toBe(`cosh-hooks: ${box.path(`gone${ESCAPED}\\nx.json`)}: file not found\n`);
+  });
+});
+
+describe('import writes TOML with nothing raw', () => {
+  it('a command, name and file path with C1, U+2028 and bidi controls: escaped in the TOML, the same strings when read back', async () => {
+    const command = `echo \u009b31m\u2028next\u202eelbisiv${RETITLE}`;
+    const file = box.write(
+      `settings\u2029.json`,
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, name: `n\u2028` }] }] },
+      }),
+    );
+    const { code, stdout } = await cli(['import', 'claude', file]);
+    expect(code).toBe(0);
+    expect(RAW.test(stdout)).toBe(false);
+    expect(stdout).toContain('\\u009b31m\\u2028next\\u202e');
+    const parsed = parse(stdout) as { hooks: { PreToolUse: { name: string; command: string }[] } };
+    expect(parsed.hooks.PreToolUse[0]).toMatchObject({ name: `n\u2028`, command });
   });
 });
