@@ -9,7 +9,7 @@ import type { HooksByEvent } from './config-file.js';
 import { decodeForeignText } from './foreign.js';
 import { pluginRootOf } from './foreign-toml.js';
 import { readText } from './files.js';
-import { substitute } from './manifest.js';
+import { substituteCommand } from './manifest.js';
 import type { ConfigProblem } from './problems.js';
 
 /** Another agent's hook settings to load, as given to `loadHooks` (`--claude-settings FILE`, …). */
@@ -26,7 +26,8 @@ export interface LoadedForeign {
 
 /**
  * Claude Code's `${CLAUDE_PLUGIN_ROOT}` is cosh's `${extensionPath}`: plugin and extension commands
- * get their folder substituted the same way (SPEC §3), and the variable is also in the environment.
+ * get their folder substituted the same way (SPEC §3: as data, never as shell code), and the
+ * variable is also in the environment.
  */
 const commandOf = (
   dialect: ForeignDialect,
@@ -37,7 +38,10 @@ const commandOf = (
   if (root === undefined) return command;
   const text =
     dialect === 'claude' ? command.replaceAll('${CLAUDE_PLUGIN_ROOT}', '${extensionPath}') : command;
-  return substitute(text, { extensionPath: root, workspacePath: workspace });
+  // As in a cosh manifest: the folders are data, never shell code (a plugin folder or a workspace
+  // named `$(…)` must not run), so they stand in the command as expansions of COSH_EXTENSION_PATH
+  // and COSH_WORKSPACE_PATH, which every such hook gets.
+  return substituteCommand(text, { extensionPath: root, workspacePath: workspace });
 };
 
 /**

@@ -123,3 +123,78 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
     },
   );
 });
+
+describe("a Claude Code plugin's or Gemini CLI extension's hooks/hooks.json: its folder is data too", () => {
+  const executor = execaExecutor();
+
+  it.each(
+    NAMES.flatMap(([what, name], index) =>
+      (['claude', 'gemini'] as const).map((dialect) => [dialect, what, name, index] as const),
+    ),
+  )(
+    '%s, a folder name with %s: every hook gets exactly the path as one word, nothing runs',
+    async (dialect, _what, name, index) => {
+      mkdirSync(join(scratch, 'no-system'), { recursive: true });
+      const root = join(scratch, `${dialect}-${index}`, name);
+      const plugin = join(root, 'plugin');
+      const workspace = join(root, 'workspace');
+      const cwd = join(scratch, `${dialect}-cwd-${index}`);
+      mkdirSync(join(plugin, 'hooks'), { recursive: true });
+      mkdirSync(workspace, { recursive: true });
+      mkdirSync(cwd, { recursive: true });
+      const out = (position: string) => join(scratch, `${dialect}-argv-${index}-${position}`);
+      const commands = Object.fromEntries(
+        Object.entries(COMMANDS(ARGV_HOOK)).map(([position, command]) => [
+          position,
+          `ARGV_OUT=${out(position)} ${dialect === 'claude' ? command.replaceAll('${extensionPath}', '${CLAUDE_PLUGIN_ROOT}') : command}`,
+        ]),
+      );
+      const file = join(plugin, 'hooks', 'hooks.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          hooks: {
+            SessionStart: [
+              {
+                hooks: Object.entries(commands).map(([position, command]) => ({
+                  type: 'command',
+                  name: position,
+                  command,
+                })),
+              },
+            ],
+          },
+        }),
+      );
+      const loaded = loadHooks({
+        home: join(scratch, 'home'),
+        extensionsDirs: [],
+        systemExtensionsDir: join(scratch, 'no-system'),
+        workspace,
+        foreignSettings: [{ dialect, file }],
+      });
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+      const hooks = loaded.registry.SessionStart as CommandHook[];
+      expect(hooks.map((hook) => hook.name)).toStrictEqual(Object.keys(commands));
+      if (name !== 'plain-folder') for (const hook of hooks) expect(hook.command).not.toContain(name);
+
+      const decoded = decodeEvent(
+        { hook_event_name: 'SessionStart', session_id: 's', cwd },
+        { now: () => new Date(0), cwd: () => cwd },
+      );
+      if (!decoded.ok) throw new Error(decoded.error);
+      const results = await Promise.all(
+        hooks.map((hook) => firstValueFrom(executor(hook, decoded.value).pipe(resultOnly()))),
+      );
+      expect(results.map((result) => result.outcome)).toStrictEqual(hooks.map(() => 'ok'));
+      const expected = expectedArgv(plugin, workspace);
+      for (const position of Object.keys(commands)) {
+        const argv = readFileSync(out(position), 'utf8').split('\0').slice(0, -1);
+        expect({ position, argv }).toStrictEqual({ position, argv: expected[position] });
+      }
+      for (const where of [cwd, root, workspace, plugin, process.cwd()]) {
+        expect(existsSync(join(where, CANARY))).toBe(false);
+      }
+    },
+  );
+});
