@@ -2,6 +2,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Modules that start processes or threads, by either name (`node:x` and `x`). */
+const SPAWNS = ['child_process', 'worker_threads', 'cluster', 'execa'].flatMap((name) =>
+  name === 'execa' ? [name] : [name, `node:${name}`],
+);
+/** The file system, by either name, with its subpaths (`fs/promises`). */
+const FILES = ['fs', 'fs/*', 'node:fs', 'node:fs/*'];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'bench/results/', 'test/fixtures/'] },
   js.configs.recommended,
@@ -12,12 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': [
         'error',
-        {
-          paths: [
-            { name: 'node:child_process', message: 'Only src/exec spawns processes.' },
-            { name: 'execa', message: 'Only src/exec spawns processes.' },
-          ],
-        },
+        { patterns: [{ group: SPAWNS, message: 'Only src/exec spawns processes.' }] },
       ],
     },
   },
@@ -31,12 +33,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['node:fs', 'node:fs/*', 'node:child_process', 'execa'],
-              message: 'Pure modules do no I/O.',
-            },
-          ],
+          patterns: [{ group: [...FILES, ...SPAWNS], message: 'Pure modules do no I/O.' }],
         },
       ],
     },

@@ -43,11 +43,14 @@ export const admitEvents = (defaults: EventDefaults): OperatorFunction<EventInpu
         map((input): Admitted => {
           index += 1;
           const admission = admit(input, defaults);
-          if (admission.kind === 'event') {
+          if (admission.ok) {
             seq += 1;
-            return { kind: 'event', seq, event: admission.event };
+            return { kind: 'event', seq, event: admission.value };
           }
-          return { ...admission, index };
+          const { error: message, line } = admission;
+          return line === undefined
+            ? { kind: 'rejected', index, message }
+            : { kind: 'rejected', index, line, message };
         }),
       );
     });

@@ -1,36 +1,13 @@
-import { defer, isObservable, map, tap, type Observable } from 'rxjs';
+import { defer, map, type Observable } from 'rxjs';
 import { isForeign } from '../src/dialects/dialect.js';
-import { readForeignAnswer, readForeignValue, type AnswerContext } from '../src/dialects/answer.js';
+import { readForeignAnswer, type AnswerContext } from '../src/dialects/answer.js';
 import { sentEvent } from '../src/dialects/events.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { HookResult } from '../src/protocol/result.js';
-import type { FunctionHook, Hook, HookFunctionResult, HookFunctionValue } from '../src/registry/hook.js';
+import type { Hook } from '../src/registry/hook.js';
 
 /** Runs one hook for one event: what `translateDialect` wraps. */
 export type RunOne = (hook: Hook, event: HookEvent) => Observable<HookResult>;
-
-const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-
-/**
- * An in-process hook whose returned value is also kept: `continue`/`stopReason` are fields cosh's
- * decoder does not keep, so the dialect reads them from the value itself.
- */
-const capturing = (hook: FunctionHook, keep: (value: unknown) => void): FunctionHook => ({
-  ...hook,
-  run: (event): HookFunctionResult => {
-    const returned = hook.run(event);
-    if (isObservable(returned))
-      return (returned as Observable<HookFunctionValue>).pipe(tap<HookFunctionValue>(keep));
-    if (isPromiseLike(returned))
-      return Promise.resolve(returned).then((value) => {
-        keep(value);
-        return value;
-      });
-    keep(returned);
-    return returned;
-  },
-});
 
 /**
  * Runs a hook in its dialect (docs/compat.md): a hook written for Claude Code or Gemini CLI gets
@@ -47,6 +24,8 @@ const capturing = (hook: FunctionHook, keep: (value: unknown) => void): Function
  * Composes inside the per-hook stream: the event is translated before the hook runs (and before
  * any redaction of what the hook sees), the answer right after it ends, before effective
  * decisions, fail_closed and aggregation. Timeouts and cancellation are the wrapped run's own.
+ * Every hook kind is read the same way: the answer as given (what a command hook printed, what a
+ * function hook returned) comes attached to the result from the executor port.
  *
  * Example: `translateDialect(hook, event, (h, e) => runHook(h, e, deps))`
  */
@@ -63,22 +42,6 @@ export const translateDialect = (hook: Hook, event: HookEvent, run: RunOne): Obs
       hookName: hook.name,
       back: sent.back,
     };
-    if (hook.kind === 'function') {
-      let value: unknown;
-      let answered = false;
-      const keep = (given: unknown) => {
-        if (answered) return;
-        answered = true;
-        value = given;
-      };
-      return run(capturing(hook, keep), foreignEvent).pipe(
-        map((result) =>
-          result.outcome === 'ok' && value !== undefined && value !== null
-            ? readForeignValue(value, context)
-            : result,
-        ),
-      );
-    }
     return run(hook, foreignEvent).pipe(map((result) => readForeignAnswer(result, context)));
   });
 };

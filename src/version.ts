@@ -1,19 +1,21 @@
 import { readFileSync } from 'node:fs';
+import { parseJson } from './events/untrusted.js';
 
 let cached: string | undefined;
 
 /** Reads our package.json, found upwards from this file (it runs from src/ or dist/src/). */
 const readVersion = (): string => {
   for (let up = './'; up.length <= 14; up = up === './' ? '../' : `${up}../`) {
+    let text: string;
     try {
-      const manifest = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (manifest.name === 'cosh-hooks' && manifest.version !== undefined) return manifest.version;
+      text = readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8');
     } catch {
-      // not at this level
+      continue; // not at this level
     }
+    const parsed = parseJson(text);
+    const manifest = (parsed.ok ? parsed.value : undefined) as
+      { name?: unknown; version?: unknown } | undefined;
+    if (manifest?.name === 'cosh-hooks' && typeof manifest.version === 'string') return manifest.version;
   }
   return 'unknown';
 };

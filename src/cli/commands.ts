@@ -4,7 +4,7 @@ import type { EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
 import { execaExecutor } from '../exec/index.js';
 import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
-import { defaultDeps } from '../pipeline/pipeline.js';
+import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
 import { buildFireEvent } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import {
@@ -44,6 +44,15 @@ const reportProblems = (result: LoadResult): void => {
   if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 };
 
+/** The engine's collaborators for `run` and `fire`: real processes, bounded by `--max-processes`. */
+const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
+  defaultDeps(
+    execaExecutor({
+      maxProcesses: flags.maxProcesses,
+      workspace: toLoadOptions(flags, process.cwd()).workspace,
+    }),
+  );
+
 /** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (SPEC §6). */
 const fail = (message: string): number => {
   process.stderr.write(`cosh-hooks: ${printableLine(message)}\n`);
@@ -62,12 +71,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   if (!loaded.ok) return EXIT.invalidConfig;
   const serving = serve(
     loaded.registry,
-    defaultDeps(
-      execaExecutor({
-        maxProcesses: flags.maxProcesses,
-        workspace: toLoadOptions(flags, process.cwd()).workspace,
-      }),
-    ),
+    engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
@@ -145,15 +149,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  const dispatcher = createDispatcher(
-    loaded.registry,
-    defaultDeps(
-      execaExecutor({
-        maxProcesses: flags.maxProcesses,
-        workspace: toLoadOptions(flags, process.cwd()).workspace,
-      }),
-    ),
-  );
+  const dispatcher = createDispatcher(loaded.registry, engineDeps(flags));
   let interrupted: number | undefined;
   onStopSignals((status) => {
     interrupted = status;

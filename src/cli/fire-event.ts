@@ -1,5 +1,6 @@
 import { TOOL_EVENTS, type EventName } from '../events/names.js';
 import { err, ok, type Result } from '../result.js';
+import { isJsonObject } from '../events/untrusted.js';
 
 /** What `fire` was told on the command line. */
 export interface FireRequest {
@@ -30,9 +31,6 @@ const REQUIRED_DEFAULTS: Readonly<Record<EventName, Readonly<Record<string, unkn
   AfterModel: { llm_response: {} },
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The event `fire` sends, before validation: placeholders, then the given fields, then the flags
  * (a flag is the most specific thing the user said). Validation proper is the engine's job; this
@@ -40,7 +38,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 export const buildFireEvent = (request: FireRequest): BuiltEvent => {
   const fields = request.fields ?? {};
-  if (!isObject(fields)) return err('the event input must be a JSON object');
+  if (!isJsonObject(fields)) return err('the event input must be a JSON object');
   const named = fields['hook_event_name'];
   if (named !== undefined && named !== request.event) {
     return err(`the input is a ${JSON.stringify(named)} event, not ${request.event}`);

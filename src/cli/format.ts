@@ -2,6 +2,7 @@ import { byEvent, EVENT_NAMES, TOOL_EVENTS, type Decision, type EventName } from
 import type { LoadedSources as Sources } from '../config/index.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
+import { redactText } from '../protocol/redact.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
 /**
@@ -99,11 +100,20 @@ export const formatValidationSummary = (
   color: boolean,
 ): string => {
   const p = palette(color);
+  // Hooks that see secrets are named whenever the configuration loaded, warnings or not: an
+  // imported settings file often has warnings, and its hooks are unredacted by default.
+  const raw = found === undefined ? [] : unredactedHooks(found.registry);
+  const rawLine =
+    raw.length === 0
+      ? ''
+      : `\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${raw
+          .map((hook) => `${hook.event} ${hook.name} (${hook.source})`)
+          .join(', ')}`;
   if (errors + warnings > 0) {
     const text = [errors > 0 && plural(errors, 'error'), warnings > 0 && plural(warnings, 'warning')]
       .filter(Boolean)
       .join(', ');
-    return errors > 0 ? p.red(text) : p.yellow(text);
+    return `${errors > 0 ? p.red(text) : p.yellow(text)}${rawLine}`;
   }
   const where = printableLine(found?.sources.configFile ?? 'no config file');
   const extensions = found?.sources.extensions.length ?? 0;
@@ -111,10 +121,7 @@ export const formatValidationSummary = (
   const persistent = found === undefined ? 0 : hookCount(found.registry, isPersistent);
   const modes = persistent > 0 ? ` (${persistent} persistent)` : '';
   const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}${modes}`;
-  const raw = found === undefined ? [] : unredactedHooks(found.registry);
-  if (raw.length === 0) return summary;
-  const names = raw.map((hook) => `${hook.event} ${hook.name} (${hook.source})`).join(', ');
-  return `${summary}\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${names}`;
+  return `${summary}${rawLine}`;
 };
 
 /** Hooks that receive the event with secrets unredacted (`redact = false`), for `validate`. */
@@ -152,7 +159,7 @@ export interface ListedHook {
 const listed = (hook: Hook): ListedHook => ({
   name: hook.name,
   source: hook.source,
-  ...(hook.kind === 'command' && { command: hook.command }),
+  ...(hook.kind === 'command' && { command: redactText(hook.command) }),
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
@@ -214,7 +221,9 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     table.forEach((line, i) => {
       out.push(`  ${line}`);
       const hook = i === 0 ? undefined : chain[i - 1];
-      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(hook.command)}`)}`);
+      // Redacted, as cosh-core prints every hook command: a token written into a command stays
+      // out of terminals, logs and bug reports (the config file holds it).
+      if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);

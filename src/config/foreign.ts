@@ -3,7 +3,7 @@ import { parseJson } from '../events/untrusted.js';
 import type { ForeignDialect } from '../dialects/dialect.js';
 import {
   coshEventsOf,
-  FOREIGN_DEFAULT_TIMEOUT_MS,
+  defaultTimeoutMs,
   mapMatcher,
   nameFor,
   timeoutMsOf,
@@ -164,7 +164,24 @@ class ForeignWalk {
     if (name !== undefined && typeof name !== 'string') this.expected([...at, 'name'], 'a string', name);
     if (description !== undefined && typeof description !== 'string')
       this.expected([...at, 'description'], 'a string', description);
+    const rule = this.dialect === 'claude' ? entry['if'] : undefined;
+    if (rule !== undefined && typeof rule !== 'string') this.expected([...at, 'if'], 'a string', rule);
     if (this.errors.length > problems || typeof command !== 'string') return;
+    // Claude's "if" (permission-rule syntax, "Bash(git *)") filters by the tool call's arguments,
+    // which a cosh matcher cannot; Claude Code never runs such a hook on a non-tool event.
+    if (typeof rule === 'string') {
+      if (!targets.some((target) => TOOL_EVENTS.includes(target))) {
+        this.warnings.push({
+          path: [...at, 'if'],
+          message: `skipped: Claude Code never runs a hook with "if" on ${event}`,
+        });
+        return;
+      }
+      this.warnings.push({
+        path: [...at, 'if'],
+        message: `ignored: cosh-hooks cannot filter by permission rules (${JSON.stringify(rule)}), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them`,
+      });
+    }
 
     const given = typeof name === 'string' && name.trim() !== '' ? name : undefined;
     if (this.disabled.has(given ?? command)) {
@@ -174,8 +191,16 @@ class ForeignWalk {
       });
       return;
     }
+    if (this.dialect === 'claude' && entry['async'] === true)
+      this.warnings.push({
+        path: [...at, 'async'],
+        message:
+          "runs in the chain here, not in the background (cosh-hooks has no background hooks): the agent waits for it, up to its timeout, and its decision counts, where Claude Code ignores an async hook's decision",
+      });
     let ms =
-      timeout === undefined ? FOREIGN_DEFAULT_TIMEOUT_MS : timeoutMsOf(this.dialect, timeout as number);
+      timeout === undefined
+        ? defaultTimeoutMs(this.dialect, event)
+        : timeoutMsOf(this.dialect, timeout as number);
     if (ms > MAX_TIMEOUT_MS) {
       this.warnings.push({
         path: [...at, 'timeout'],

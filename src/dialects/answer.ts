@@ -5,13 +5,11 @@ import {
   plainHookValue,
   type HookOutput,
 } from '../protocol/output.js';
-import { parseJson } from '../events/untrusted.js';
-import { printedBy } from '../protocol/printed.js';
+import { parseJson, isJsonObject, type JsonObject } from '../events/untrusted.js';
+import { printedBy, returnedBy } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
 import { err, ok, type Result } from '../result.js';
 import type { ForeignDialect } from './dialect.js';
-
-type Json = Readonly<Record<string, unknown>>;
 
 /** Exit status with which Claude Code and Gemini CLI hooks block, the reason on stderr. */
 export const BLOCKING_EXIT_CODE = 2;
@@ -35,9 +33,6 @@ const PERMISSION_DECISIONS: Readonly<Record<string, HookOutput['decision']>> = {
   defer: 'none',
 };
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** What a foreign hook's answer needs besides its result. */
 export interface AnswerContext {
   readonly dialect: ForeignDialect;
@@ -45,7 +40,7 @@ export interface AnswerContext {
   readonly event: EventName;
   readonly hookName: string;
   /** A tool input in the hook's field names → cosh names (see SentEvent). */
-  readonly back: (input: Json) => Json;
+  readonly back: (input: JsonObject) => JsonObject;
 }
 
 type Read = Result<HookOutput>;
@@ -53,7 +48,7 @@ type Read = Result<HookOutput>;
 const invalid = (error: string): Read => err(error);
 
 /** Copies `source` without `keys`, defining keys as data (a `__proto__` key stays a key). */
-const without = (source: Json, keys: readonly string[]): Record<string, unknown> => {
+const without = (source: JsonObject, keys: readonly string[]): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(source)) {
     if (!keys.includes(key))
@@ -66,9 +61,12 @@ const without = (source: Json, keys: readonly string[]): Record<string, unknown>
  * The fields both agents share on top of cosh's: `continue: false` stops the agent, with
  * `stopReason` for the user. Here that is a block (the chain stops, the host is told why) plus
  * `continue: false` and `stop_reason` in `hook_specific_output`, so the host can end the turn even
- * on events where nothing is blocked (docs/compat.md).
+ * on events where nothing is blocked (docs/compat.md). Not for a Gemini hook on SessionStart,
+ * where Gemini CLI ignores `continue`.
  */
-const withStop = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
+const withStop = (output: HookOutput, raw: JsonObject, context: AnswerContext): Read => {
+  // Gemini CLI's SessionStart is advisory: it ignores `continue` there (startup is never blocked).
+  if (context.dialect === 'gemini' && context.event === 'SessionStart') return ok(output);
   const go = raw['continue'];
   const stopReason = raw['stopReason'];
   if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');
@@ -105,7 +103,7 @@ const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
   }
   if (permissionReason !== undefined && typeof permissionReason !== 'string')
     return invalid('hookSpecificOutput.permissionDecisionReason: expected a string');
-  if (updatedInput !== undefined && !isObject(updatedInput))
+  if (updatedInput !== undefined && !isJsonObject(updatedInput))
     return invalid('hookSpecificOutput.updatedInput: expected an object');
   const rest = without(specific, CLAUDE_DECISION_KEYS);
   // updated_input is the whole new tool input (a replacement); tool_input stays a patch.
@@ -119,19 +117,25 @@ const claudeSpecific = (output: HookOutput, context: AnswerContext): Read => {
   });
 };
 
-/** Gemini's `hookSpecificOutput.tool_input` is a patch like cosh's, in Gemini's field names. */
-const geminiSpecific = (output: HookOutput, context: AnswerContext): Read => {
+/**
+ * Gemini's `decision: "allow"` approves nothing: Gemini CLI acts on deny/block and ask only, and
+ * "allow" is what it merges to when no hook blocks. So it is no opinion here, never cosh's
+ * `allow` (which a host may take as approval without asking). `hookSpecificOutput.tool_input` is
+ * a patch like cosh's, in Gemini's field names.
+ */
+const geminiSpecific = (given: HookOutput, context: AnswerContext): Read => {
+  const output: HookOutput = given.decision === 'allow' ? { ...given, decision: 'none' } : given;
   const specific = output.hookSpecificOutput;
   if (specific === undefined) return ok(output);
   const rest = without(specific, ['hookEventName']);
   const patch = specific['tool_input'];
-  if (isObject(patch)) rest['tool_input'] = context.back(patch);
+  if (isJsonObject(patch)) rest['tool_input'] = context.back(patch);
   const { hookSpecificOutput: _dropped, ...base } = output;
   return ok({ ...base, ...(Object.keys(rest).length > 0 && { hookSpecificOutput: rest }) });
 };
 
 /** A JSON answer: cosh's fields as cosh reads them, then the dialect's own. */
-const readObject = (output: HookOutput, raw: Json, context: AnswerContext): Read => {
+const readObject = (output: HookOutput, raw: JsonObject, context: AnswerContext): Read => {
   const specific =
     context.dialect === 'claude' ? claudeSpecific(output, context) : geminiSpecific(output, context);
   return specific.ok ? withStop(specific.value, raw, context) : specific;
@@ -154,7 +158,7 @@ const readPrinted = (result: HookResult, printed: string, context: AnswerContext
   const text = printed.trim();
   if (result.outcome === 'ok') {
     const parsed = text === '' ? undefined : parseJson(text);
-    const value = parsed?.ok === true && isObject(parsed.value) ? parsed.value : {};
+    const value = parsed?.ok === true && isJsonObject(parsed.value) ? parsed.value : {};
     return answer(readObject(result.output, value, context));
   }
   const parsed = parseJson(text);
@@ -162,13 +166,13 @@ const readPrinted = (result: HookResult, printed: string, context: AnswerContext
   // Gemini CLI parses a JSON string that holds JSON once more (double-encoded output).
   if (context.dialect === 'gemini' && typeof parsed.value === 'string') {
     const inner = parseJson(parsed.value);
-    if (inner.ok && isObject(inner.value)) {
+    if (inner.ok && isJsonObject(inner.value)) {
       const decoded = decodeHookStdout(parsed.value);
       return decoded.ok ? answer(readObject(decoded.value, inner.value, context)) : result;
     }
   }
   // Valid JSON that is not an object is text to both agents; an object cosh rejects stays rejected.
-  return isObject(parsed.value) ? result : success(readText(text, context));
+  return isJsonObject(parsed.value) ? result : success(readText(text, context));
 };
 
 const answer = (read: Read): HookResult =>
@@ -198,9 +202,12 @@ export const readForeignAnswer = (result: HookResult, context: AnswerContext): H
     });
   }
   if (result.outcome !== 'ok' && result.outcome !== 'invalid_output') return result;
+  const given = returnedBy(result);
+  // An in-process hook's value: what cosh's decoder rejected stays rejected.
+  if (given !== undefined) return result.outcome === 'ok' ? readForeignValue(given.value, context) : result;
   const printed = printedBy(result);
   if (printed !== undefined) return readPrinted(result, printed, context);
-  // An in-process hook returned an object: no text, no fields beyond cosh's to read.
+  // Nothing printed or returned (or a scripted result): no text, no fields beyond cosh's to read.
   return result.outcome === 'ok' ? answer(readObject(result.output, {}, context)) : result;
 };
 
@@ -210,5 +217,5 @@ export const readForeignValue = (value: unknown, context: AnswerContext): HookRe
   if (!plain.ok) return failure('invalid_output', `invalid output: ${plain.error}`);
   const decoded = decodeHookOutputValue(plain.value);
   if (!decoded.ok) return failure('invalid_output', `invalid output: ${decoded.error}`);
-  return answer(readObject(decoded.value, isObject(plain.value) ? plain.value : {}, context));
+  return answer(readObject(decoded.value, isJsonObject(plain.value) ? plain.value : {}, context));
 };

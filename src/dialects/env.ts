@@ -13,7 +13,8 @@ export interface DialectPlaces {
  * The environment variables a hook of `dialect` reads (docs/compat.md). Claude Code sets
  * `CLAUDE_PROJECT_DIR` and, for plugin hooks, `CLAUDE_PLUGIN_ROOT`; Gemini CLI sets
  * `GEMINI_PROJECT_DIR` and, for compatibility, `CLAUDE_PROJECT_DIR` (its extensions' commands use
- * `${extensionPath}`, substituted at load time like cosh's). Pure.
+ * `${extensionPath}`, substituted at load time like cosh's); its per-event variables are
+ * `dialectEventEnv`. Pure.
  */
 export const dialectEnv = (dialect: Dialect | undefined, places: DialectPlaces): Record<string, string> => {
   if (dialect === 'claude')
@@ -28,6 +29,18 @@ export const dialectEnv = (dialect: Dialect | undefined, places: DialectPlaces):
     };
   return {};
 };
+
+/**
+ * The variables of `dialect` that change with each event, set when the hook starts: Gemini CLI
+ * gives its hooks `GEMINI_SESSION_ID` (the event's session) and `GEMINI_CWD` (the folder the hook
+ * runs in; Gemini CLI runs hooks in the event's `cwd`, as cosh does). Claude Code sets none. Pure.
+ */
+export const dialectEventEnv = (
+  dialect: Dialect | undefined,
+  sessionId: string,
+  runDir: string,
+): Record<string, string> =>
+  dialect === 'gemini' ? { GEMINI_SESSION_ID: sessionId, GEMINI_CWD: runDir } : {};
 
 /**
  * A command hook with its dialect's variables in its `env`, set once at load time (they are

@@ -2,14 +2,13 @@ import type { HookEvent } from '../events/codecs.js';
 import type { EventName } from '../events/names.js';
 import type { ForeignDialect } from './dialect.js';
 import { claudeToolCall, geminiToolCall, type ToolCall } from './tools.js';
-
-type Json = Readonly<Record<string, unknown>>;
+import { isJsonObject, type JsonObject } from '../events/untrusted.js';
 
 /** The event a foreign hook receives, and how a tool input it returns maps back to cosh names. */
 export interface SentEvent {
-  readonly event: Json;
+  readonly event: JsonObject;
   /** A tool input in the hook's field names → the event's cosh field names (identity off tool events). */
-  readonly back: (input: Json) => Json;
+  readonly back: (input: JsonObject) => JsonObject;
 }
 
 /** cosh event → Gemini CLI event name (docs/compat.md). */
@@ -24,16 +23,13 @@ export const GEMINI_EVENT_OF: Readonly<Record<EventName, string>> = {
   AfterModel: 'AfterModel',
 };
 
-const identity = (input: Json): Json => input;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const identity = (input: JsonObject): JsonObject => input;
 
 const toolCallOf = (
   event: HookEvent,
-  translate: (name: string, input: Json) => ToolCall,
+  translate: (name: string, input: JsonObject) => ToolCall,
 ): ToolCall | undefined =>
-  'tool_name' in event && typeof event.tool_name === 'string' && isObject(event.tool_input)
+  'tool_name' in event && typeof event.tool_name === 'string' && isJsonObject(event.tool_input)
     ? translate(event.tool_name, event.tool_input)
     : undefined;
 
@@ -58,8 +54,8 @@ export const claudeEvent = (event: HookEvent): SentEvent => {
       ...event,
       transcript_path: event.transcript_path ?? '',
       permission_mode:
-        typeof (event as Json)['permission_mode'] === 'string'
-          ? (event as Json)['permission_mode']
+        typeof (event as JsonObject)['permission_mode'] === 'string'
+          ? (event as JsonObject)['permission_mode']
           : 'default',
       ...extra,
       ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
@@ -79,7 +75,8 @@ export const geminiEvent = (event: HookEvent): SentEvent => {
   const extra: Record<string, unknown> = { hook_event_name: GEMINI_EVENT_OF[event.hook_event_name] };
   if (event.hook_event_name === 'PostToolUseFailure') extra['tool_response'] = { error: event.error };
   if (event.hook_event_name === 'Stop') {
-    extra['prompt'] = typeof (event as Json)['prompt'] === 'string' ? (event as Json)['prompt'] : '';
+    extra['prompt'] =
+      typeof (event as JsonObject)['prompt'] === 'string' ? (event as JsonObject)['prompt'] : '';
     extra['prompt_response'] = event.last_assistant_message ?? '';
     extra['stop_hook_active'] = event.stop_hook_active ?? false;
   }

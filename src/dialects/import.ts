@@ -55,8 +55,12 @@ export const unmappedEventMessage = (dialect: ForeignDialect, event: string): st
   return `${agent} event "${event}" has no cosh counterpart (${why ?? ''}); its hooks are skipped`;
 };
 
-/** A list of plain tool names: `Bash`, `Edit|Write`, `mcp__github__create_issue`. */
-const NAME_LIST = /^[A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*$/;
+/**
+ * A list of exact tool names, as Claude Code reads a matcher made only of letters, digits, `_`,
+ * `-`, spaces, `,` and `|`: `Bash`, `Edit|Write`, `Edit, Write`, `mcp__github__create_issue`.
+ * Names are separated by `|` or `,`, with optional spaces around them.
+ */
+const NAME_LIST = /^ *[A-Za-z0-9_-]+(?: *[|,] *[A-Za-z0-9_-]+)* *$/;
 
 export interface MappedMatcher {
   /** The cosh matcher; absent = every tool. */
@@ -69,7 +73,7 @@ const escapeRegex = (name: string): string => name.replace(/[.*+?^${}()|[\]\\-]/
 
 /**
  * A foreign tool matcher in cosh's terms. `*`, `""` and no matcher match every tool. Claude Code
- * matches a plain list of names exactly (`Edit|Write`); it becomes an anchored alternation of the
+ * matches a plain list of names exactly (`Edit|Write`, `Edit, Write`); it becomes an anchored alternation of the
  * cosh names each stands for (`Bash` → `^(shell|run_shell_command)$`), an RE2-compatible pattern.
  * Gemini CLI tools already carry cosh's names, so its (regular expression) matchers are kept.
  * A Claude regular expression (`Notebook.*`) is kept too, with a warning when it names a Claude
@@ -80,7 +84,8 @@ export const mapMatcher = (dialect: ForeignDialect, matcher: string | undefined)
   if (dialect === 'gemini') return { matcher };
   if (NAME_LIST.test(matcher)) {
     const names = matcher
-      .split('|')
+      .split(/[|,]/)
+      .map((name) => name.trim())
       .flatMap((name) =>
         Object.hasOwn(CLAUDE_TOOL_TO_COSH, name) ? (CLAUDE_TOOL_TO_COSH[name] ?? []) : [name],
       );
@@ -98,8 +103,14 @@ export const mapMatcher = (dialect: ForeignDialect, matcher: string | undefined)
       };
 };
 
-/** Default hook timeouts of the two agents: 60 s for both (Claude in seconds, Gemini in ms). */
-export const FOREIGN_DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * The timeout, in milliseconds, of a hook whose settings give none: what its own agent uses.
+ * Claude Code: 600 s for command hooks, lowered to 30 s on `UserPromptSubmit` (hooks reference,
+ * common fields); Gemini CLI: 60 000 ms (hooks reference, hook configuration). `event` is the
+ * agent's own event name.
+ */
+export const defaultTimeoutMs = (dialect: ForeignDialect, event: string): number =>
+  dialect === 'gemini' ? 60_000 : event === 'UserPromptSubmit' ? 30_000 : 600_000;
 
 /** Claude Code gives `timeout` in seconds, Gemini CLI in milliseconds. */
 export const timeoutMsOf = (dialect: ForeignDialect, timeout: number): number =>

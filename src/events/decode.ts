@@ -60,7 +60,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /**
  * What `codec.is` answers for an object, in two plain loops: no validation context, and none of
  * io-ts's per-part record checks and callbacks (the caller has checked it is an object). Every
- * event of a session comes through here; `decode` runs only to explain a failure.
+ * event of a session comes through here; `decode` runs only to explain a failure. Speed, measured
+ * (docs/performance.md): `decode` for every event made row 3a 1.36× slower, io-ts `is` 1.10×.
  */
 const fits = (value: Record<string, unknown>, shape: Shape): boolean => {
   for (const { key, is } of shape.required) {

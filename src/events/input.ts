@@ -24,10 +24,11 @@ export class JsonLine {
  */
 export type EventInput = Result<unknown> & { readonly line?: number };
 
-/** What the engine made of one input item. */
-export type Admission =
-  | { readonly kind: 'event'; readonly event: HookEvent }
-  | { readonly kind: 'rejected'; readonly message: string; readonly line?: number };
+/**
+ * What the engine made of one input item: the event, or why it is none, with the line it came on
+ * when it came as text.
+ */
+export type Admission = Result<HookEvent> & { readonly line?: number };
 
 const readLine = (input: JsonLine): EventInput => {
   const { line } = input;
@@ -54,15 +55,12 @@ export const readInput = (item: unknown): EventInput => {
  * Proxy that throws, is rejected like any invalid event.
  */
 export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
-  if (!input.ok) return rejected(input.error, input.line);
+  if (!input.ok) return input;
   let decoded: Result<HookEvent>;
   try {
     decoded = decodeEvent(input.value, defaults);
   } catch (error) {
-    return rejected(`event: cannot be read: ${describeThrown(error)}`, undefined);
+    return err(`event: cannot be read: ${describeThrown(error)}`);
   }
-  return decoded.ok ? { kind: 'event', event: decoded.value } : rejected(decoded.error, input.line);
+  return decoded.ok || input.line === undefined ? decoded : { ...decoded, line: input.line };
 };
-
-const rejected = (message: string, line: number | undefined): Admission =>
-  line === undefined ? { kind: 'rejected', message } : { kind: 'rejected', message, line };

@@ -6,6 +6,13 @@
 
 import { err, ok, type Result } from '../result.js';
 
+/** A JSON object as untrusted data: keys to values not yet looked at. */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** Whether a value is a JSON object: not null, not an array. */
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** Deepest nesting accepted, counting the outer object as level 1 (SPEC §4.3). */
 export const MAX_JSON_DEPTH = 512;
 

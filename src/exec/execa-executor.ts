@@ -11,7 +11,8 @@ import { withPersistentHooks, type PersistentHookOptions } from './persistent.js
 import { hookExecutor } from './hook-executor.js';
 import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
-import type { ProcessHandle, Spawner } from './spawn.js';
+import { errorCode, notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
+import { describeThrown } from '../events/untrusted.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions extends SpawnHelperOptions {
@@ -52,23 +53,8 @@ const hookCwd = (cwd: string | undefined): string => {
   }
 };
 
-const errorCode = (error: unknown): string | undefined => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-};
-
 /** The system refused a process or a pipe for now: wait and try again (SPEC §4.2). */
 const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
-
-const notStarted = (file: string, error: unknown): Termination => {
-  const code = errorCode(error);
-  return {
-    kind: 'not_started',
-    file,
-    ...(code !== undefined && { code }),
-    message: error instanceof Error ? error.message : String(error),
-  };
-};
 
 /**
  * The real executor (SPEC §4.2–4.5): runs a command hook as a process in its own process group and
@@ -104,9 +90,7 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       try {
         line = `${JSON.stringify(event)}\n`;
       } catch (error) {
-        subscriber.next(
-          failure('spawn', `could not start: ${error instanceof Error ? error.message : String(error)}`),
-        );
+        subscriber.next(failure('spawn', `could not start: ${describeThrown(error)}`));
         subscriber.complete();
         return undefined;
       }
@@ -175,11 +159,12 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
         const first = (firstLine = firstStderrLine());
         const current = (attempt += 1);
         const live = () => current === attempt && !settled;
+        const runDir = hookCwd(event.cwd);
         const spec = {
           file,
           args,
-          cwd: hookCwd(event.cwd),
-          env: hookEnvironment(hook, event, process.env, process.cwd()),
+          cwd: runDir,
+          env: hookEnvironment(hook, event, process.env, process.cwd(), runDir),
         };
         const started = spawn(spec, {
           started: (pid) => {
@@ -204,7 +189,7 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
             }
             exited = true;
             closed = true;
-            termination = notStarted(file, error);
+            termination = notStartedTermination(file, error);
             finish();
           },
           stdout: (chunk) => {

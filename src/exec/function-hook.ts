@@ -1,18 +1,45 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
 import { decodeHookOutputValue, plainHookValue } from '../protocol/output.js';
+import { isForeign } from '../dialects/dialect.js';
+import { withReturned } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
+import type { FunctionHook } from '../registry/hook.js';
 import { exceptionFailure, type FunctionExecutor } from './port.js';
 
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
+/** The result of an answer already copied as plain JSON (`plainHookValue`). */
+const decodedResult = (plain: unknown): HookResult => {
+  const decoded = decodeHookOutputValue(plain);
+  return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
+};
+
+const unreadable = (error: string): HookResult => failure('invalid_output', `invalid output: ${error}`);
+
+/**
+ * A function hook's answer is read once, as plain JSON with bounds on depth and size: what the
+ * engine and its host keep is data that cannot throw, change or recurse when read again.
+ */
 const classify = (value: unknown): HookResult => {
   // A function that returns nothing has no opinion, like a command hook that prints nothing.
   if (value === undefined || value === null) return success({ decision: 'none' });
   const plain = plainHookValue(value);
-  const decoded = plain.ok ? decodeHookOutputValue(plain.value) : plain;
-  return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
+  return plain.ok ? decodedResult(plain.value) : unreadable(plain.error);
 };
+
+/**
+ * A hook of another dialect also answers with fields cosh drops: its reader gets the value as
+ * returned, in its plain copy.
+ */
+const classifyFor = (hook: FunctionHook): ((value: unknown) => HookResult) =>
+  isForeign(hook.dialect)
+    ? (value) => {
+        if (value === undefined || value === null) return classify(value);
+        const plain = plainHookValue(value);
+        return plain.ok ? withReturned(decodedResult(plain.value), plain.value) : unreadable(plain.error);
+      }
+    : classify;
 
 /**
  * The executor of in-process hooks. A function hook's return value (plain, Promise or Observable;
@@ -23,18 +50,19 @@ const classify = (value: unknown): HookResult => {
  */
 export const runFunctionHook: FunctionExecutor = (hook, event): Observable<HookResult> =>
   defer(() => {
+    const answer = classifyFor(hook);
     try {
       const returned: unknown = hook.run(event);
       if (isObservable(returned))
         return returned.pipe(
           take(1),
-          map(classify),
+          map(answer),
           catchError((error: unknown) => of(exceptionFailure(error))),
         );
       if (isPromiseLike(returned))
-        return from(Promise.resolve(returned).then(classify).catch(exceptionFailure));
+        return from(Promise.resolve(returned).then(answer).catch(exceptionFailure));
       // The common case, a plain value, is answered without any further operator.
-      return of(classify(returned));
+      return of(answer(returned));
     } catch (error) {
       // Thrown by the function, or by a hostile return value's `then` getter.
       return of(exceptionFailure(error));

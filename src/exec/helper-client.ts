@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseJson } from '../events/untrusted.js';
+import { parseJson, describeThrown } from '../events/untrusted.js';
 import { signalGroup } from './groups.js';
 import { startProcess, type ProcessHandle, type ProcessListener, type Spawner } from './spawn.js';
 import {
@@ -240,7 +240,7 @@ class Helper {
     this.ended = true;
     this.onEnd(this);
     this.handle.detach();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeThrown(error);
     const remotes = [...this.remotes.values()];
     this.remotes.clear();
     for (const remote of remotes) {

@@ -1,3 +1,4 @@
+import { dialectEventEnv } from '../dialects/env.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { CommandHook } from '../registry/hook.js';
 import { packageVersion } from '../version.js';
@@ -71,17 +72,30 @@ export const engineVariables = (hook: CommandHook, event: HookEvent, cwd: string
 
 /**
  * A hook's environment: the host's, then the hook's `env`, then the engine's variables, which win
- * (a hook's `env` cannot fake them). An engine variable whose value cannot be an environment value
- * (a NUL byte, over 32 KiB: event data) is left out, and so is an inherited one of that name, so a
- * hook never sees a stale value from an outer run. Event data never makes a hook fail to start.
+ * (a hook's `env` cannot fake them), then a foreign hook's per-event dialect variables (`runDir`:
+ * the folder the hook runs in, for `GEMINI_CWD`). An engine variable whose value cannot be an
+ * environment value (a NUL byte, over 32 KiB: event data) is left out, and so is an inherited one
+ * of that name, so a hook never sees a stale value from an outer run. Event data never makes a
+ * hook fail to start.
  */
 export const hookEnvironment = (
   hook: CommandHook,
   event: HookEvent,
   host: NodeJS.ProcessEnv,
   cwd: string,
+  runDir: string = cwd,
 ): NodeJS.ProcessEnv => {
-  return Object.assign(baseEnvironment(host, hook), engineVariables(hook, event, cwd));
+  const env = Object.assign(baseEnvironment(host, hook), engineVariables(hook, event, cwd));
+  if (hook.dialect === undefined || hook.dialect === 'cosh') return env;
+  // A foreign hook's per-event variables (Gemini's GEMINI_SESSION_ID, GEMINI_CWD): the hook's own
+  // `env` wins, as for its load-time ones; a value that cannot be an environment value is left
+  // out, and so is an inherited one (an outer agent's session is not this event's).
+  for (const [name, value] of Object.entries(dialectEventEnv(hook.dialect, event.session_id, runDir))) {
+    if (Object.hasOwn(hook.env, name)) continue;
+    if (fitsEnvironment(value)) env[name] = value;
+    else delete env[name];
+  }
+  return env;
 };
 
 /**

@@ -19,7 +19,7 @@ import {
   type Backoff,
 } from './persistent-answer.js';
 import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from './port.js';
-import type { ProcessHandle, Spawner } from './spawn.js';
+import { notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
 
 /** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
 export interface PersistentHookOptions extends SpawnHelperOptions {
@@ -268,7 +268,7 @@ class PersistentHook {
         },
         notStarted: (error) => {
           if (live.termination !== undefined) return;
-          live.termination = notStarted(file, error);
+          live.termination = notStartedTermination(file, error);
           this.die(live);
         },
         stdout: (chunk) => this.onStdout(live, chunk),
@@ -378,21 +378,6 @@ class PersistentHook {
     subscriber.complete();
   }
 }
-
-const errorCode = (error: unknown): string | undefined => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-};
-
-const notStarted = (file: string, error: unknown): Termination => {
-  const code = errorCode(error);
-  return {
-    kind: 'not_started',
-    file,
-    ...(code !== undefined && { code }),
-    message: error instanceof Error ? error.message : String(error),
-  };
-};
 
 /** The persistent processes of one run, one per persistent hook, all ended by `close`. */
 class PersistentPool {

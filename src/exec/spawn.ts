@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import type { Termination } from './classify.js';
+import { describeThrown } from '../events/untrusted.js';
 
 /*
  * The one place that starts a process (STYLE: src/exec is the one place that spawns). Used by the
@@ -62,9 +64,21 @@ export type Spawner = (spec: ProcessSpec, listener: ProcessListener) => ProcessH
 
 const ignore = (): void => undefined;
 
-const errorCode = (error: unknown): string | undefined => {
+/** The errno name of a failed start (`ENOENT`, `EMFILE`…), when the error carries one. */
+export const errorCode = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+};
+
+/** How a process that never ran ended: `file` is what was executed, with the error's code and message. */
+export const notStartedTermination = (file: string, error: unknown): Termination => {
+  const code = errorCode(error);
+  return {
+    kind: 'not_started',
+    file,
+    ...(code !== undefined && { code }),
+    message: describeThrown(error),
+  };
 };
 
 /** Out of file descriptors: Node then loses the pipes it had made (see `descriptorsFree`). */

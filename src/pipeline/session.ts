@@ -1,4 +1,17 @@
-import { from, Observable, type Subscriber, type Subscription } from 'rxjs';
+import {
+  concatMap,
+  concatWith,
+  defer,
+  EMPTY,
+  finalize,
+  of,
+  ReplaySubject,
+  Subject,
+  take,
+  takeUntil,
+  throwError,
+  type Observable,
+} from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import { admit, readInput } from '../events/input.js';
 import { openRun } from '../exec/port.js';
@@ -48,7 +61,6 @@ export interface Session {
 interface Turn {
   started: boolean;
   readonly start: () => void;
-  readonly subscriber: Subscriber<OutputLine>;
 }
 
 interface Queue {
@@ -78,6 +90,7 @@ export const createSession = (
   let index = 0;
   let seq = 0;
   const queues = new Map<string, Queue>();
+  const closing = new Subject<void>();
 
   // Starts the head of a queue; loops (instead of recursing) over turns that end synchronously.
   const pump = (key: string, queue: Queue): void => {
@@ -111,45 +124,41 @@ export const createSession = (
   };
 
   const decide = (input: unknown): Observable<OutputLine> =>
-    new Observable<OutputLine>((subscriber) => {
-      if (closed) {
-        subscriber.error(new SessionClosedError('the session is closed'));
-        return;
-      }
+    defer(() => {
+      if (closed) return throwError(() => new SessionClosedError('the session is closed'));
       index += 1;
       const admission = admit(readInput(input), deps);
-      if (admission.kind === 'rejected') {
-        const error: HookError = { type: 'hook_error', index, message: admission.message };
-        subscriber.next(error);
-        subscriber.complete();
-        return;
+      if (!admission.ok) {
+        const error: HookError = { type: 'hook_error', index, message: admission.error };
+        return of(error);
       }
       seq += 1;
       const job: MatchedEvent = {
         kind: 'event',
         seq,
-        event: admission.event,
-        chain: chainFor(registry, admission.event),
+        event: admission.value,
+        chain: chainFor(registry, admission.value),
       };
-      const key = options.concurrency === 'per-session' ? admission.event.session_id : '';
-      let running: Subscription | undefined;
-      const turn: Turn = {
-        started: false,
-        subscriber,
-        start: () => {
-          running = from(runEvent(job, runDeps)).subscribe({
-            next: (line) => subscriber.next(line),
-            error: (error: unknown) => subscriber.error(error),
-            complete: () => subscriber.complete(),
-          });
-        },
-      };
-      // Added before `enter`: a turn that ends synchronously leaves its queue at once.
-      subscriber.add(() => {
-        running?.unsubscribe();
-        leave(key, turn);
-      });
+      const key = options.concurrency === 'per-session' ? admission.value.session_id : '';
+      // Replays its one value: the turn may be started before the stream below subscribes to it.
+      const go = new ReplaySubject<void>(1);
+      const turn: Turn = { started: false, start: () => go.next() };
       enter(key, turn);
+      return go.pipe(
+        take(1),
+        concatMap(() => runEvent(job, runDeps)),
+        takeUntil(closing),
+        concatWith(
+          defer(() =>
+            closed
+              ? throwError(() => new SessionClosedError('the session was closed before the decision'))
+              : EMPTY,
+          ),
+        ),
+        // On completion, error or unsubscribe, at once: a turn that ends synchronously leaves its
+        // queue before the next one starts.
+        finalize(() => leave(key, turn)),
+      );
     });
 
   return {
@@ -157,10 +166,8 @@ export const createSession = (
     close: () => {
       if (closed) return;
       closed = true;
-      const turns = [...queues.values()].flatMap((queue) => queue.turns);
-      for (const turn of turns) {
-        turn.subscriber.error(new SessionClosedError('the session was closed before the decision'));
-      }
+      // Every running or queued decide ends with SessionClosedError, its hook stopped.
+      closing.next();
       queues.clear();
       opened.unsubscribe();
     },

@@ -1,9 +1,4 @@
-import { MAX_JSON_DEPTH } from '../events/untrusted.js';
-
-type Json = Readonly<Record<string, unknown>>;
-
-const isPlainObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { MAX_JSON_DEPTH, isJsonObject, type JsonObject } from '../events/untrusted.js';
 
 /**
  * Deep merge for `hookSpecificOutput` (SPEC §4.6): objects merge key by key, any other value
@@ -13,7 +8,11 @@ const isPlainObject = (value: unknown): value is Json =>
  * values replace whole. Hook output deeper than 512 levels is already invalid, so the bound only
  * guards callers that skip that check: nothing can overflow the stack here.
  */
-export const deepMerge = (base: Json, patch: Json, maxDepth: number = MAX_JSON_DEPTH): Json => {
+export const deepMerge = (
+  base: JsonObject,
+  patch: JsonObject,
+  maxDepth: number = MAX_JSON_DEPTH,
+): JsonObject => {
   const merged: Record<string, unknown> = {};
   const put = (key: string, value: unknown) =>
     Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
@@ -22,7 +21,7 @@ export const deepMerge = (base: Json, patch: Json, maxDepth: number = MAX_JSON_D
     const previous = Object.prototype.hasOwnProperty.call(merged, key) ? merged[key] : undefined;
     put(
       key,
-      maxDepth > 1 && isPlainObject(previous) && isPlainObject(value)
+      maxDepth > 1 && isJsonObject(previous) && isJsonObject(value)
         ? deepMerge(previous, value, maxDepth - 1)
         : value,
     );

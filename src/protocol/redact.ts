@@ -6,8 +6,8 @@ import type { HookResult } from './result.js';
  * `redaction.rs`; the patterns are written again for a backtracking engine, so that no input can
  * make them slow:
  *
- * - every gap between a keyword and its value is bounded (`[ \t]{0,16}`, `{0,31}`), so a failed
- *   attempt costs a constant;
+ * - a gap between a keyword and its value is white space, which no keyword holds, so a failed
+ *   attempt scans only the gap after its own keyword; name parts are bounded (`{1,32}`, `{0,4}`);
  * - every unbounded part is the *tail* of a pattern and cannot fail (`*` with nothing after it):
  *   the attempt then succeeds and the search resumes after what it consumed, so each character is
  *   scanned a bounded number of times. Whether a consumed run really is a secret (length, parts)
@@ -78,10 +78,22 @@ const SECRET_KEY_ENDINGS = [
   'credentials',
 ];
 
-/** Every secret key holds one of these (case-insensitively): most keys are rejected by this test alone. */
-const KEY_HINT = /pass|secret|token|key|auth|cookie|cred/i;
+/**
+ * Every secret key holds one of these words once normalized (`TO_KEN` holds `token`): the pattern
+ * lets anything but a letter or digit stand between their letters, so most keys (plain
+ * identifiers) are rejected by this one test, before any copy is made.
+ */
+const KEY_HINT = new RegExp(
+  ['pass', 'secret', 'token', 'key', 'auth', 'cookie', 'cred']
+    .map((word) => [...word].join('[^A-Za-z0-9]*'))
+    .join('|'),
+  'i',
+);
 
-/** Whether the value of a JSON key with this name is a secret, whatever it holds. */
+/**
+ * Whether the value of a JSON key with this name is a secret, whatever it holds. As in cosh-core,
+ * every character that is not an ASCII letter or digit is dropped first (`TO_KEN` is `token`).
+ */
 export const isSecretKey = (key: string): boolean => {
   if (!KEY_HINT.test(key)) return false;
   const normalized = key.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
@@ -102,8 +114,13 @@ interface Rule {
 /** A rule that is one global regex and a replacer. */
 const replacing = (pattern: RegExp, replacer: Replacer) => (text: string) => text.replace(pattern, replacer);
 
+/**
+ * White space as cosh-core's patterns see it: Rust `regex`'s `\s` (Unicode White_Space). Not
+ * JavaScript's `\s`, which has U+FEFF and lacks U+0085; control characters are no space either.
+ */
 const isSpace = (code: number): boolean =>
-  code <= 0x20 ||
+  (code >= 0x09 && code <= 0x0d) ||
+  code === 0x20 ||
   code === 0x85 ||
   code === 0xa0 ||
   code === 0x1680 ||
@@ -112,41 +129,57 @@ const isSpace = (code: number): boolean =>
   code === 0x2029 ||
   code === 0x202f ||
   code === 0x205f ||
-  code === 0x3000 ||
-  code === 0xfeff;
+  code === 0x3000;
+
+/** `isSpace` as a character class body, for the patterns. */
+const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
+/**
+ * A gap between a keyword and its value: white space of any width that does not end the line.
+ * cosh-core's `\s*` also crosses a line end, so that `if token:` swallowed the first word of the
+ * next line (`if token:\n    os.system(…)`), hiding from a scanner hook what it must see.
+ */
+const BLANK = String.raw`[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]`;
 
 /** Characters that end an unquoted value, besides white space: shell operators and quotes. */
 const VALUE_STOP = new Set([...';&|()<>"\''].map((char) => char.charCodeAt(0)));
+/** What ends a value right after a closing quote: JSON punctuation. */
+const CLOSES_JSON = new Set([...',}]'].map((char) => char.charCodeAt(0)));
 const BACKSLASH = 0x5c;
+const EQUALS = 0x3d;
+const LESS = 0x3c;
+const GREATER = 0x3e;
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
 
 /**
- * Where the value starting at `start` ends: one quoted string (to its closing quote, backslash
- * escapes honoured in double quotes; to the end of the text when it is not closed: fail closed),
- * or a shell word of unquoted and backslash-escaped characters. A loop, not a regex: one pass,
- * no backtracking, no stack.
+ * Where the value starting at `start` ends, as in cosh-core: one shell word, made of quoted strings
+ * (to the closing quote, backslash escapes honoured in double quotes; to the end of the text when
+ * it is not closed: fail closed), backslash-escaped characters and unquoted characters, in any
+ * order (`abc"def ghi"'x'`). One difference: `,`, `}` or `]` right after a closing quote ends the
+ * value, so JSON in a string keeps its shape (`{"token": "x", "user": "bob"}`). A loop, not a
+ * regex: one pass, no backtracking, no stack.
  */
 const valueEnd = (text: string, start: number): number => {
   const length = text.length;
-  const first = text.charCodeAt(start);
-  if (first === SINGLE_QUOTE) {
-    const close = text.indexOf("'", start + 1);
-    return close < 0 ? length : close + 1;
-  }
   let at = start;
-  if (first === DOUBLE_QUOTE) {
-    at += 1;
-    while (at < length) {
-      const code = text.charCodeAt(at);
-      if (code === DOUBLE_QUOTE) return at + 1;
-      at += code === BACKSLASH ? 2 : 1;
-    }
-    return length;
-  }
   while (at < length) {
     const code = text.charCodeAt(at);
-    if (code === BACKSLASH) at += 2;
+    if (code === SINGLE_QUOTE) {
+      const close = text.indexOf("'", at + 1);
+      if (close < 0) return length;
+      at = close + 1;
+      if (CLOSES_JSON.has(text.charCodeAt(at))) break;
+    } else if (code === DOUBLE_QUOTE) {
+      at += 1;
+      for (;;) {
+        if (at >= length) return length;
+        const inner = text.charCodeAt(at);
+        if (inner === DOUBLE_QUOTE) break;
+        at += inner === BACKSLASH ? 2 : 1;
+      }
+      at += 1;
+      if (CLOSES_JSON.has(text.charCodeAt(at))) break;
+    } else if (code === BACKSLASH) at += 2;
     else if (isSpace(code) || VALUE_STOP.has(code)) break;
     else at += 1;
   }
@@ -154,28 +187,133 @@ const valueEnd = (text: string, start: number): number => {
 };
 
 /** Replaces the value after each match of `prefix` (a global regex) with `<redacted>`. */
-const redactValuesAfter = (prefix: RegExp, text: string): string => {
+const redactValuesAfter = (
+  prefix: RegExp,
+  text: string,
+  end: (text: string, start: number) => number = valueEnd,
+): string => {
   const parts: string[] = [];
   let from = 0;
   prefix.lastIndex = 0;
   for (let match = prefix.exec(text); match !== null; match = prefix.exec(text)) {
     const start = match.index + match[0].length;
-    const end = valueEnd(text, start);
-    if (end === start || text.startsWith(REDACTED, start)) continue;
+    const stop = end(text, start);
+    if (stop === start || text.startsWith(REDACTED, start)) continue;
     parts.push(text.slice(from, start), REDACTED);
-    from = end;
-    prefix.lastIndex = end;
+    from = stop;
+    prefix.lastIndex = stop;
   }
   if (from === 0) return text;
   parts.push(text.slice(from));
   return parts.join('');
 };
 
-/** The last word of a secret name; up to three `word_`/`word-` parts may come before it. */
-const SECRET_WORD = String.raw`(?:password|passwd|passphrase|token|secret|credentials?|api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key)`;
+const isLineBreak = (code: number): boolean => code === 0x0a || code === 0x0d;
 
-/** Flags also name the header (`--authorization x`, `--bearer x`); in text the header rule does. */
-const FLAG_WORD = String.raw`(?:${SECRET_WORD}|authorization|bearer)`;
+/**
+ * Where a cookie header's value starting at `start` ends: at the line end, a quote (the end of
+ * `-H "Cookie: …"`), `<` or `>`; a quoted string right after `=` is a quoted cookie value
+ * (RFC 6265: `sid="abc"`) and belongs to it when it closes on the same line. A value never starts
+ * with white space (the gap is the prefix's, so a second pass finds `<redacted>` there and changes
+ * nothing). A loop: each quote is scanned past once.
+ */
+const cookieValueEnd = (text: string, start: number): number => {
+  const length = text.length;
+  if (start >= length || isSpace(text.charCodeAt(start))) return start;
+  let at = start;
+  while (at < length) {
+    const code = text.charCodeAt(at);
+    if (isLineBreak(code) || code === SINGLE_QUOTE || code === LESS || code === GREATER) break;
+    if (code === DOUBLE_QUOTE) {
+      if (at === start || text.charCodeAt(at - 1) !== EQUALS) break;
+      let close = at + 1;
+      while (
+        close < length &&
+        text.charCodeAt(close) !== DOUBLE_QUOTE &&
+        !isLineBreak(text.charCodeAt(close))
+      )
+        close += 1;
+      if (close >= length || text.charCodeAt(close) !== DOUBLE_QUOTE) break;
+      at = close + 1;
+    } else at += 1;
+  }
+  return at;
+};
+
+/** Secret names as a pattern: the words of a name may be joined by `_`, `-` or nothing (`ACCESSTOKEN`). */
+const namesPattern = (names: readonly string[]): string =>
+  names.map((name) => name.split('_').join('[_-]?')).join('|');
+
+/**
+ * The names cosh-core redacts in `KEY=value` and `key: value` (its `sensitive_assignment_pattern`),
+ * plus `access_key`.
+ */
+const ASSIGNMENT_NAMES = [
+  'alibaba_cloud_access_key_id',
+  'aws_access_key_id',
+  'access_key_id',
+  'aws_secret_access_key',
+  'access_key_secret',
+  'secret_access_key',
+  'secret_key',
+  'private_key',
+  'auth_token',
+  'session_token',
+  'credentials',
+  'credential',
+  'bearer',
+  'dashscope_api_key',
+  'openai_api_key',
+  'client_secret',
+  'security_token',
+  'refresh_token',
+  'access_token',
+  'github_token',
+  'id_token',
+  'password',
+  'passphrase',
+  'passwd',
+  'api_key',
+  'token',
+  'secret',
+  'access_key',
+];
+
+/** The names cosh-core redacts in `--flag value` (its `sensitive_flag_pattern`), plus `access_key_id`. */
+const FLAG_NAMES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'secret',
+  'secret_key',
+  'secret_access_key',
+  'private_key',
+  'auth_token',
+  'session_token',
+  'credentials',
+  'credential',
+  'bearer',
+  'client_secret',
+  'api_key',
+  'access_key',
+  'access_key_secret',
+  'security_token',
+  'authorization',
+  'access_key_id',
+];
+
+/**
+ * The last word of a secret name in `KEY=value`; up to four `word_` parts may come before it
+ * (`DB_PASSWORD`), where cosh-core wants the name to start the word.
+ */
+const SECRET_WORD = `(?:${namesPattern(ASSIGNMENT_NAMES)})`;
+
+/** The name of a secret flag; up to three `word-` parts may come before it (`--db-password`). */
+const FLAG_WORD = `(?:${namesPattern(FLAG_NAMES)})`;
 
 const isLetter = (code: number): boolean => (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a;
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
@@ -187,18 +325,29 @@ const SLASH = 0x2f;
 const AT = 0x40;
 
 /**
- * `scheme://user:password@` → `scheme://user:<redacted>@`. By hand: find each `://`, look back at
- * most 32 characters for the scheme, and forward over the authority (which stops at `/`, white
- * space or `@`, so the scans of two `://` never overlap).
+ * Whether a scheme (`\b[a-z][a-z0-9+.-]*`, as in cosh-core) ends just before `end`: some letter in
+ * the run of scheme characters before it starts a word (it follows a character that is not a
+ * word character, or it starts the text).
+ */
+const schemeEndsAt = (text: string, end: number, from: number): boolean => {
+  let found = false;
+  for (let at = end - 1; at >= from && isSchemeChar(text.charCodeAt(at)); at -= 1) {
+    if (isLetter(text.charCodeAt(at)) && (at === 0 || !isWordChar(text.charCodeAt(at - 1)))) found = true;
+  }
+  return found;
+};
+
+/**
+ * `scheme://user:password@` → `scheme://user:<redacted>@`. By hand: find each `://`, look back
+ * over the scheme, and forward over the authority (which stops at `/`, white space or `@`). A run
+ * of scheme characters holds no `:`, and an authority no `/`, so no character is scanned for two
+ * `://`.
  */
 const redactUrlPasswords = (text: string): string => {
   const parts: string[] = [];
   let from = 0;
   for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
-    let scheme = at;
-    while (scheme > from && at - scheme < 32 && isSchemeChar(text.charCodeAt(scheme - 1))) scheme -= 1;
-    if (scheme === at || !isLetter(text.charCodeAt(scheme))) continue;
-    if (scheme > 0 && isWordChar(text.charCodeAt(scheme - 1))) continue;
+    if (!schemeEndsAt(text, at, from)) continue;
     let end = at + 3;
     for (; end < text.length; end += 1) {
       const code = text.charCodeAt(end);
@@ -215,20 +364,115 @@ const redactUrlPasswords = (text: string): string => {
   return parts.join('');
 };
 
+/**
+ * Replaces each match of `pattern` (global; every unbounded part a tail that cannot fail), or the
+ * part of it that `secretEnd` says is a secret (its end index; -1 when there is none). A match it
+ * refuses may hold the start of a real secret, as cosh-core's patterns (which cannot consume a
+ * refused run) would find: the search goes on from `resume(match)`, an index inside it.
+ */
+const redactCandidates = (
+  pattern: RegExp,
+  text: string,
+  secretEnd: (match: RegExpExecArray) => number,
+  resume: (match: RegExpExecArray) => number,
+): string => {
+  const parts: string[] = [];
+  let from = 0;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const end = secretEnd(match);
+    if (end > match.index) {
+      parts.push(text.slice(from, match.index), REDACTED);
+      from = end;
+      pattern.lastIndex = end;
+    } else {
+      pattern.lastIndex = Math.max(match.index + 1, Math.min(resume(match), match.index + match[0].length));
+    }
+  }
+  if (from === 0) return text;
+  parts.push(text.slice(from));
+  return parts.join('');
+};
+
+/** Whether a word boundary (`\b`, ASCII) lies before index `at` of `text`. */
+const isBoundary = (text: string, at: number): boolean =>
+  (at > 0 && isWordChar(text.charCodeAt(at - 1))) !== (at < text.length && isWordChar(text.charCodeAt(at)));
+
+/**
+ * API keys, with cosh-core's prefixes, characters and minimum lengths: `sk-` + 10 of
+ * `[A-Za-z0-9_-]`, `sk_live_`/`sk_test_` + 10 letters or digits, `glpat-` + 10, `npm_` and `hf_`
+ * + 20 letters or digits, `AIza` + 20, `xox[baprs]-` + 10 of `[A-Za-z0-9-]`, ending at a word
+ * boundary: a key that runs into a `_` ends at the last boundary before it
+ * (`xoxb-1234567890-abc_def` is `xoxb-1234567890-`), or is no key, and the search resumes one
+ * character into it (`xoxb-glpat-abcdefghij_k` holds a `glpat-` key). The last boundary of a run
+ * is found once per run end, whatever number of keys start in it: linear.
+ */
+const API_KEY =
+  /\b(?:(sk-|glpat-|AIza)[A-Za-z0-9_-]*|(sk_live_|sk_test_|npm_|hf_)[A-Za-z0-9]*|(xox[baprs]-)[A-Za-z0-9-]*)/g;
+const LONG_KEY_PREFIXES: ReadonlySet<string> = new Set(['npm_', 'hf_', 'AIza']);
+const redactApiKeys = (text: string): string => {
+  let runEnd = -1;
+  let lastBoundary = -1;
+  return redactCandidates(
+    API_KEY,
+    text,
+    (match) => {
+      const prefix = match[1] ?? match[2] ?? match[3] ?? '';
+      const minimumEnd = match.index + prefix.length + (LONG_KEY_PREFIXES.has(prefix) ? 20 : 10);
+      const end = match.index + match[0].length;
+      if (end !== runEnd) {
+        runEnd = end;
+        lastBoundary = end;
+        while (lastBoundary > match.index && !isBoundary(text, lastBoundary)) lastBoundary -= 1;
+      }
+      return lastBoundary >= minimumEnd ? lastBoundary : -1;
+    },
+    (match) => match.index + 1,
+  );
+};
+
+/**
+ * JSON web tokens: `eyJ` + 5, then two more parts of 5 or more, `.`-separated. A refused run
+ * cannot hold a token that starts in its first part (it would have the same later parts and a
+ * shorter first one), so the search resumes at its second part (`eyJaaaa.<a JWT>`): each part is
+ * scanned at most three times.
+ */
+const JWT = /\beyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g;
+const redactJwts = (text: string): string =>
+  redactCandidates(
+    JWT,
+    text,
+    (match) => {
+      const parts = match[0].split('.');
+      return parts.length === 3 && (parts[0] ?? '').length >= 8 && parts.every((part) => part.length >= 5)
+        ? match.index + match[0].length
+        : -1;
+    },
+    (match) => {
+      const dot = match[0].indexOf('.');
+      return dot < 0 ? match.index + match[0].length : match.index + dot + 1;
+    },
+  );
+
 const RULES: readonly Rule[] = [
   {
     name: 'cookie header',
     needle: /cookie/i,
-    apply: replacing(
-      /\b((?:set-)?cookie["']?[ \t]{0,16}:[ \t]{0,16})[^\r\n"'<>]+/gi,
-      (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
-    ),
+    apply: (text) =>
+      redactValuesAfter(
+        new RegExp(String.raw`\b(?:set-)?cookie["']?${BLANK}*:${BLANK}*["']?`, 'gi'),
+        text,
+        cookieValueEnd,
+      ),
   },
   {
     name: 'authorization header',
     needle: /authorization/i,
     apply: replacing(
-      /\b((?:proxy-)?authorization["']?[ \t]{0,16}[:=][ \t]{0,16}["']?)(?:(bearer|basic|token|digest)[ \t]{1,16})?(?:<redacted>|[^\s,;&"'<>]+)/gi,
+      new RegExp(
+        String.raw`\b((?:proxy-)?authorization["']?${BLANK}*[:=]${BLANK}*["']?)(?:(bearer|basic|token|digest)${BLANK}+)?(?:<redacted>|[^${SPACE},;&"'<>]+)`,
+        'gi',
+      ),
       (_match, prefix, scheme) => `${prefix ?? ''}${scheme === undefined ? '' : `${scheme} `}${REDACTED}`,
     ),
   },
@@ -236,7 +480,7 @@ const RULES: readonly Rule[] = [
     name: 'bearer token',
     needle: /bearer/i,
     apply: replacing(
-      /\b(bearer[ \t]{1,16})[A-Za-z0-9._~+/=-]+/gi,
+      new RegExp(String.raw`\b(bearer${BLANK}+)[A-Za-z0-9._~+/=-]+`, 'gi'),
       (_match, prefix) => `${prefix ?? ''}${REDACTED}`,
     ),
   },
@@ -246,17 +490,20 @@ const RULES: readonly Rule[] = [
     needle: /--/,
     apply: (text) =>
       redactValuesAfter(
-        new RegExp(String.raw`(?<!\S)--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|[ \t]{1,16})`, 'gi'),
+        new RegExp(
+          String.raw`(?<![^${SPACE}])--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|${BLANK}+)`,
+          'gi',
+        ),
         text,
       ),
   },
   {
     name: 'secret assignment',
-    needle: /pass|token|secret|cred|key/i,
+    needle: /pass|token|secret|cred|key|bearer/i,
     apply: (text) =>
       redactValuesAfter(
         new RegExp(
-          String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_.-]){0,4}${SECRET_WORD}["']?[ \t]{0,16}[:=][ \t]{0,16}`,
+          String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_.-]){0,4}${SECRET_WORD}["']?${BLANK}*[:=]${BLANK}*`,
           'gi',
         ),
         text,
@@ -269,27 +516,8 @@ const RULES: readonly Rule[] = [
       match.length - prefix.length >= 20 ? REDACTED : match,
     ),
   },
-  {
-    name: 'API key',
-    needle: /sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-/,
-    apply: replacing(
-      /\b(sk-|sk_live_|sk_test_|glpat-|npm_|hf_|AIza|xox[baprs]-)[A-Za-z0-9_-]*/g,
-      (match, prefix = '') => {
-        const minimum = prefix === 'npm_' || prefix === 'hf_' || prefix === 'AIza' ? 20 : 10;
-        return match.length - prefix.length >= minimum ? REDACTED : match;
-      },
-    ),
-  },
-  {
-    name: 'JSON web token',
-    needle: /eyJ/,
-    apply: replacing(/\beyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){0,2}/g, (match) => {
-      const parts = match.split('.');
-      return parts.length === 3 && (parts[0] ?? '').length >= 8 && parts.every((part) => part.length >= 5)
-        ? REDACTED
-        : match;
-    }),
-  },
+  { name: 'API key', needle: /sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-/, apply: redactApiKeys },
+  { name: 'JSON web token', needle: /eyJ/, apply: redactJwts },
   {
     name: 'AWS access key',
     needle: /AKIA|ASIA/,
@@ -306,24 +534,69 @@ const RULES: readonly Rule[] = [
 const ANY_NEEDLE =
   /cookie|authorization|bearer|:\/\/|--|pass|token|secret|cred|key|gh[pousr]_|github_pat_|sk[-_]|glpat-|npm_|hf_|AIza|xox[baprs]-|eyJ|AKIA|ASIA|LTAI|PRIVATE KEY/i;
 
-const PRIVATE_KEY_BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----/gi;
-const PRIVATE_KEY_END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/gi;
+/**
+ * A search for `pattern` (global) in `text` at ever later positions: the answer of an earlier
+ * search is reused while it still lies ahead, so the searches of one text cost one pass in all.
+ */
+const forwardSearch = (pattern: RegExp, text: string): ((position: number) => number) => {
+  let asked = -1;
+  let found = -1;
+  return (position) => {
+    if (asked >= 0 && position >= asked && (found < 0 || found >= position)) return found;
+    asked = position;
+    pattern.lastIndex = position;
+    found = pattern.exec(text)?.index ?? -1;
+    return found;
+  };
+};
 
-/** PEM private key blocks, BEGIN to END (or to the end of the text when END is missing). */
+const PRIVATE_KEY_MARK = 'PRIVATE KEY-----';
+
+/**
+ * PEM private key blocks, as cosh-core finds them (`redact_private_key_blocks`): a line holding
+ * `-----BEGIN ` and, later on that line, `PRIVATE KEY-----` (whatever the label between, in any
+ * case) starts a block; it runs to the first later line holding `-----END ` and then
+ * `PRIVATE KEY-----`, and what follows that marker is kept. A block without its END runs to the end
+ * of the text. Unlike cosh-core, a block that starts after an END marker on the same line is found.
+ */
 const redactPrivateKeys = (text: string): string => {
-  if (!/PRIVATE KEY/i.test(text)) return text;
+  if (!/PRIVATE KEY-----/i.test(text)) return text;
+  const begins = forwardSearch(/-----BEGIN /gi, text);
+  const ends = forwardSearch(/-----END /gi, text);
+  const marks = forwardSearch(/PRIVATE KEY-----/gi, text);
+  const newlines = forwardSearch(/\n/g, text);
+  /** The index of the `\n` that ends the line holding `at`, or the length of the text. */
+  const lineEnd = (at: number): number => {
+    const newline = newlines(at);
+    return newline < 0 ? text.length : newline;
+  };
   const parts: string[] = [];
   let from = 0;
+  let at = 0;
   for (;;) {
-    PRIVATE_KEY_BEGIN.lastIndex = from;
-    const begin = PRIVATE_KEY_BEGIN.exec(text);
-    if (begin === null) break;
-    parts.push(text.slice(from, begin.index), REDACTED_PRIVATE_KEY);
-    PRIVATE_KEY_END.lastIndex = PRIVATE_KEY_BEGIN.lastIndex;
-    const end = PRIVATE_KEY_END.exec(text);
-    if (end === null) return parts.join('');
-    from = PRIVATE_KEY_END.lastIndex;
+    const begin = begins(at);
+    if (begin < 0) break;
+    const mark = marks(begin + '-----BEGIN '.length);
+    if (mark < 0) break;
+    if (mark > lineEnd(begin)) {
+      at = lineEnd(begin) + 1;
+      continue;
+    }
+    parts.push(text.slice(from, begin), REDACTED_PRIVATE_KEY);
+    let closed = -1;
+    for (let search = mark + PRIVATE_KEY_MARK.length; closed < 0;) {
+      const end = ends(search);
+      if (end < 0) break;
+      const endMark = marks(end + '-----END '.length);
+      if (endMark < 0) break;
+      if (endMark < lineEnd(end)) closed = endMark + PRIVATE_KEY_MARK.length;
+      else search = lineEnd(end) + 1;
+    }
+    if (closed < 0) return parts.join('');
+    from = closed;
+    at = closed;
   }
+  if (from === 0) return text;
   parts.push(text.slice(from));
   return parts.join('');
 };

@@ -1,5 +1,6 @@
 import type { HookOutput } from './output.js';
 import type { HookResult } from './result.js';
+import { isJsonObject, type JsonObject } from '../events/untrusted.js';
 
 /*
  * BeforeModel rewrites of the tool declarations, checked as cosh-core checks them (hook.rs,
@@ -9,22 +10,17 @@ import type { HookResult } from './result.js';
  * in the merge (SPEC §4.6 lets a later array replace an earlier one).
  */
 
-type Json = Readonly<Record<string, unknown>>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The positions of the declarations in `llm_request`: canonical first, then the older one. */
 const POSITIONS = [['config', 'tools'], ['tools']] as const;
 
 const at = (root: unknown, path: readonly string[]): unknown =>
   path.reduce<unknown>(
-    (value, key) => (isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
+    (value, key) => (isJsonObject(value) && Object.hasOwn(value, key) ? value[key] : undefined),
     root,
   );
 
 const nameOf = (tool: unknown): string | undefined =>
-  isObject(tool) && typeof tool.name === 'string' ? tool.name : undefined;
+  isJsonObject(tool) && typeof tool.name === 'string' ? tool.name : undefined;
 
 /** Why `candidate` may not replace `original`; `undefined` when it is the same tool set, in order. */
 export const toolRewriteProblem = (original: unknown, candidate: unknown): string | undefined => {
@@ -36,13 +32,13 @@ export const toolRewriteProblem = (original: unknown, candidate: unknown): strin
   for (const [index, tool] of candidate.entries()) {
     const expected = nameOf(original[index]);
     const got = nameOf(tool);
-    if (!isObject(tool)) return `tool ${index}: expected an object`;
+    if (!isJsonObject(tool)) return `tool ${index}: expected an object`;
     if (expected === undefined)
       return `tool ${index}: the request's declaration has no name to check against`;
     if (got !== expected) {
       return `tool ${index}: expected "${expected}", got ${got === undefined ? 'no name' : `"${got}"`} (tools may not be renamed, added, dropped or reordered)`;
     }
-    if (isObject((original[index] as Json).parameters) && !isObject(tool.parameters)) {
+    if (isJsonObject((original[index] as JsonObject).parameters) && !isJsonObject(tool.parameters)) {
       return `tool "${expected}": parameters must stay an object`;
     }
   }
@@ -50,12 +46,12 @@ export const toolRewriteProblem = (original: unknown, candidate: unknown): strin
 };
 
 /** `value` without the key at `path` (and without objects that only held it). */
-const without = (value: Json, path: readonly string[]): Json => {
+const without = (value: JsonObject, path: readonly string[]): JsonObject => {
   const [key, ...rest] = path;
   if (key === undefined || !Object.hasOwn(value, key)) return value;
   const child = value[key];
   const entries = Object.entries(value).filter(([name]) => name !== key);
-  if (rest.length > 0 && isObject(child)) {
+  if (rest.length > 0 && isJsonObject(child)) {
     const inner = without(child, rest);
     if (Object.keys(inner).length > 0) entries.push([key, inner]);
   }
@@ -80,9 +76,9 @@ export const checkToolRewrites = (llmRequest: unknown, result: HookResult): Hook
   if (result.outcome !== 'ok') return result;
   const specific = result.output.hookSpecificOutput;
   const rewritten = specific?.['llm_request'];
-  if (specific === undefined || !isObject(rewritten)) return result;
+  if (specific === undefined || !isJsonObject(rewritten)) return result;
   const original = at(llmRequest, ['config', 'tools']) ?? at(llmRequest, ['tools']);
-  let request: Json = rewritten;
+  let request: JsonObject = rewritten;
   const problems: string[] = [];
   for (const position of POSITIONS) {
     const candidate = at(request, position);

@@ -47,9 +47,19 @@ const isTimeoutMs = (value: unknown): value is number =>
 /** A value as an error message shows it: strings quoted, so `"5000"` is not mistaken for 5000. */
 const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
-/** Thrown by `defineHooks` for a definition the config loader would reject too. */
+/**
+ * Thrown by `defineHooks` for definitions the config loader would reject too: `problems` lists
+ * every one (event, position, hook, field), and the message is those lines.
+ */
 export class HookDefinitionError extends Error {
   override readonly name = 'HookDefinitionError';
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : [...problems];
+    super(list.join('\n'));
+    this.problems = list;
+  }
 }
 
 export { matchesEveryTool } from './matcher.js';
@@ -105,36 +115,41 @@ export const commandHookOf = (
   ...(fields.workspacePath !== undefined && { workspacePath: fields.workspacePath }),
 });
 
-/** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses throws, naming the hook. */
-const toMatcher = (definition: HookDefinition, where: string): ToolMatcher | undefined => {
+/** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses is a problem naming the hook. */
+const toMatcher = (
+  definition: HookDefinition,
+  where: string,
+  problems: string[],
+): ToolMatcher | undefined => {
   const { matcher } = definition;
   if (matcher === undefined) return undefined;
   const compiled = typeof matcher === 'string' ? compileMatcher(matcher) : compileRegExpMatcher(matcher);
   if (compiled.ok) return compiled.value;
-  throw new HookDefinitionError(`${where} (hook "${definition.name}"): matcher: ${compiled.error}`);
+  problems.push(`${where} (hook "${definition.name}"): matcher: ${compiled.error}`);
+  return undefined;
 };
 
-const toHook = (definition: HookDefinition, source: string, where: string): Hook => {
+/** The hook of one definition; what is wrong with it goes to `problems`. */
+const toHook = (definition: HookDefinition, source: string, where: string, problems: string[]): Hook => {
   // The timer would take 2^31 as 1 ms, NaN as 0 and a negative as "now": rejected as the config is.
   if (definition.timeout !== undefined && !isTimeoutMs(definition.timeout)) {
-    throw new HookDefinitionError(
+    problems.push(
       `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${shown(definition.timeout)}`,
     );
   }
   if ('command' in definition) {
     // As the config loader does: a command or variable no process can be given would never start.
-    const problems = [
+    const unspawnable: [string, string | undefined][] = [
       ['command', unspawnableArgument(definition.command)],
-      ...Object.entries(definition.env ?? {}).map(([name, value]) => [
+      ...Object.entries(definition.env ?? {}).map(([name, value]): [string, string | undefined] => [
         `env.${name}`,
         unspawnableEnvValue(name, value),
       ]),
     ];
-    const found = problems.find(([, problem]) => problem !== undefined);
-    if (found !== undefined)
-      throw new HookDefinitionError(`${where} (hook "${definition.name}"): ${found[0]}: ${found[1]}`);
+    for (const [field, problem] of unspawnable)
+      if (problem !== undefined) problems.push(`${where} (hook "${definition.name}"): ${field}: ${problem}`);
   }
-  const fields = { ...definition, matcher: toMatcher(definition, where) };
+  const fields = { ...definition, matcher: toMatcher(definition, where, problems) };
   return 'run' in definition
     ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
     : commandHookOf({ ...fields, command: definition.command }, source);
@@ -145,10 +160,14 @@ const toHook = (definition: HookDefinition, source: string, where: string): Hook
  * get the source `inline`. A matcher is RE2 syntax (SPEC §4.1): a string, or a RegExp whose
  * source and `i`/`m`/`s` flags are compiled as RE2 (the RegExp itself never runs). One that RE2
  * refuses (invalid, or needing backtracking) throws here, at definition time, never later in the
- * stream; so does a timeout that is not an integer 1..600000. Both are a `HookDefinitionError`
- * naming the event, position, hook and field.
+ * stream; so does a timeout that is not an integer 1..600000. One `HookDefinitionError` lists
+ * every such problem, each naming the event, position, hook and field.
  */
-export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry =>
-  registryOf((name) =>
-    (definitions[name] ?? []).map((definition, i) => toHook(definition, source, `${name}[${i}]`)),
+export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry => {
+  const problems: string[] = [];
+  const registry = registryOf((name) =>
+    (definitions[name] ?? []).map((definition, i) => toHook(definition, source, `${name}[${i}]`, problems)),
   );
+  if (problems.length > 0) throw new HookDefinitionError(problems);
+  return registry;
+};

@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
 import { err, ok, type Result } from '../result.js';
+import { describeThrown } from '../events/untrusted.js';
 
 /**
  * Tool-name aliases, as in cosh-core (`HookSystem::tool_name_alias` in
@@ -40,10 +41,7 @@ const CACHE_KEY_CHARS = 256;
 const BACKTRACKING = /\(\?<?[=!]|\\[1-9]|\\k</;
 
 const syntaxError = (source: string, error: unknown): string => {
-  const reason = (error instanceof Error ? error.message : String(error)).replace(
-    /^error parsing regexp: /,
-    '',
-  );
+  const reason = describeThrown(error).replace(/^error parsing regexp: /, '');
   const backtracking = BACKTRACKING.test(source)
     ? '; lookaround and backreferences need backtracking, which RE2 syntax does not have'
     : '';

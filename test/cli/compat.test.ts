@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,87 @@ describe('--claude-settings / --gemini-settings', () => {
         decision: 'block',
         reason: 'Piping a download into a shell is not allowed (project: gemini-project)',
       },
+    ]);
+  });
+
+  it('run loads a Claude settings.json with the reference\'s own block-rm.sh, an "Edit, Write" matcher and no timeouts', async () => {
+    // The hooks reference's walkthrough script, verbatim, and a matcher in its list syntax.
+    const project = join(scratch, 'claude-docs');
+    mkdirSync(join(project, '.claude', 'hooks'), { recursive: true });
+    writeFileSync(
+      join(project, '.claude', 'hooks', 'block-rm.sh'),
+      [
+        '#!/bin/bash',
+        '# .claude/hooks/block-rm.sh',
+        "COMMAND=$(jq -r '.tool_input.command')",
+        '',
+        'if echo "$COMMAND" | grep -q \'rm -rf\'; then',
+        "  jq -n '{",
+        '    hookSpecificOutput: {',
+        '      hookEventName: "PreToolUse",',
+        '      permissionDecision: "deny",',
+        '      permissionDecisionReason: "Destructive command blocked by hook"',
+        '    }',
+        "  }'",
+        'else',
+        '  exit 0  # allow the command',
+        'fi',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    writeFileSync(
+      join(project, '.claude', 'hooks', 'check-style.sh'),
+      '#!/bin/bash\nf=$(jq -r .tool_input.file_path)\necho "{\\"decision\\":\\"block\\",\\"reason\\":\\"style: $(basename "$f")\\"}"\n',
+      { mode: 0o755 },
+    );
+    const settings = join(project, '.claude', 'settings.json');
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: '.claude/hooks/block-rm.sh' }] },
+          ],
+          PostToolUse: [
+            {
+              matcher: 'Edit, Write',
+              hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check-style.sh' }],
+            },
+          ],
+        },
+      }),
+    );
+    const imported = await cli(['import', 'claude', settings]);
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toContain(
+      'command = ".claude/hooks/block-rm.sh"\ntimeout = 600000\nmatcher = "^(shell|run_shell_command)$"\n',
+    );
+    expect(imported.stdout).toContain('timeout = 600000\nmatcher = "^(replace|edit|write_file)$"\n');
+    const event = { session_id: 's', cwd: project };
+    const run = await cli(['run', ...isolated, '--workspace', project, '--claude-settings', settings], {
+      input: jsonl(
+        {
+          ...event,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'shell',
+          tool_input: { command: 'rm -rf /tmp/build' },
+        },
+        { ...event, hook_event_name: 'PreToolUse', tool_name: 'shell', tool_input: { command: 'npm test' } },
+        {
+          ...event,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'write_file',
+          tool_input: { file_path: join(project, 'a.ts'), content: 'x' },
+          tool_response: 'ok',
+        },
+      ),
+    });
+    expect(run.stderr).not.toContain(settings);
+    expect(decisions(run.stdout)).toStrictEqual([
+      { decision: 'block', reason: 'Destructive command blocked by hook' },
+      { decision: 'none' },
+      { decision: 'block', reason: 'style: a.ts' },
     ]);
   });
 

@@ -150,6 +150,26 @@ describe('chainsToJson', () => {
   });
 });
 
+describe('commands with secrets in list (docs/cosh-core.md: shown redacted)', () => {
+  const secret = defineHooks(
+    {
+      PreToolUse: [
+        { name: 'caller', command: "curl -H 'Authorization: Bearer abc123def456' --token t0k3n x" },
+      ],
+    },
+    'config',
+  );
+  const shown = "curl -H 'Authorization: Bearer <redacted>' --token <redacted> x";
+
+  it('formatChains prints the command redacted', () => {
+    expect(formatChains(secret, { extensions: [] }, false)).toContain(`     $ ${shown}\n`);
+  });
+
+  it('chainsToJson gives the command redacted', () => {
+    expect(chainsToJson(secret, { extensions: [] }).events['PreToolUse']?.[0]?.command).toBe(shown);
+  });
+});
+
 describe('problems and validation summary', () => {
   it('prefixes errors before warnings', () => {
     expect(formatProblemLines(['a:1: x'], ['b: y'], false)).toEqual(['error: a:1: x', 'warning: b: y']);
@@ -163,6 +183,29 @@ describe('problems and validation summary', () => {
     );
     expect(formatValidationSummary(0, 0, { registry, sources: { extensions: [] } }, false)).toBe(
       'ok: no config file, 0 extensions, 3 hooks',
+    );
+  });
+});
+
+describe('validate names the hooks that see secrets', () => {
+  const raw = defineHooks(
+    {
+      PreToolUse: [
+        { name: 'claude-scan.sh-0a1b2c3d', command: 'scan.sh', dialect: 'claude' },
+        { name: 'guard', command: 'g.sh' },
+      ],
+    },
+    'claude:/p/.claude/settings.json',
+  );
+
+  it('also when there are warnings (an imported settings file often has some)', () => {
+    const line =
+      'redact = false: these hooks see secrets unredacted: PreToolUse claude-scan.sh-0a1b2c3d (claude:/p/.claude/settings.json)';
+    expect(formatValidationSummary(0, 2, { registry: raw, sources: { extensions: [] } }, false)).toBe(
+      `2 warnings\n${line}`,
+    );
+    expect(formatValidationSummary(0, 0, { registry: raw, sources: { extensions: [] } }, false)).toBe(
+      `ok: no config file, 0 extensions, 2 hooks\n${line}`,
     );
   });
 });

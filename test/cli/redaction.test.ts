@@ -34,6 +34,25 @@ box.write(
       command: `cat > '${box.path('raw.json')}'`,
       redact: false,
     }),
+    hookTable('AfterModel', {
+      name: 'model-recorder',
+      command: `cat > '${box.path('model.json')}'; printf '%s' '${JSON.stringify({
+        hookSpecificOutput: {
+          api_key: 'hook-secret',
+          llm_request: {
+            config: {
+              tools: [
+                {
+                  name: 'login',
+                  description: 'use --token hook-secret',
+                  parameters: { type: 'object', properties: { api_key: { type: 'string' } } },
+                },
+              ],
+            },
+          },
+        },
+      })}'`,
+    }),
     hookTable('PreToolUse', {
       name: 'leaky-guard',
       matcher: '^leak$',
@@ -116,6 +135,47 @@ describe('cosh-hooks run: secrets never leave through a hook', () => {
     expect({ ...redacted, tool_input: null }).toEqual({ ...raw, tool_input: null });
   });
 
+  it('tool schemas keep property names like token, in the event a hook sees and in its output; their text is redacted', async () => {
+    const tool = {
+      name: 'login',
+      description: 'Logs in. Example: --password hunter2',
+      parameters: { type: 'object', properties: { token: { type: 'string' }, password: { type: 'string' } } },
+    };
+    const event = {
+      hook_event_name: 'AfterModel',
+      session_id: 's',
+      llm_request: { model: 'm', api_key: 'sk-abcdefghijklmnop', config: { tools: [tool] }, tools: [tool] },
+      llm_response: { text: 'my password: hunter2' },
+    };
+    const result = await cli(['run', ...box.flags], { input: jsonl(event) });
+    const seen = JSON.parse(readFileSync(box.path('model.json'), 'utf8')) as Record<string, unknown>;
+    const redactedTool = { ...tool, description: 'Logs in. Example: --password <redacted>' };
+    expect(seen['llm_request']).toEqual({
+      model: 'm',
+      api_key: '<redacted>',
+      config: { tools: [redactedTool] },
+      tools: [redactedTool],
+    });
+    expect(seen['llm_response']).toEqual({ text: 'my password: <redacted>' });
+    expect(jsonLines(result.stdout).map((line) => line['hook_specific_output'])).toEqual([
+      {
+        api_key: '<redacted>',
+        llm_request: {
+          config: {
+            tools: [
+              {
+                name: 'login',
+                description: 'use --token <redacted>',
+                parameters: { type: 'object', properties: { api_key: { type: 'string' } } },
+              },
+            ],
+          },
+        },
+      },
+    ]);
+    expect(result.stdout).not.toContain('hook-secret');
+  });
+
   it("a hook's reason and systemMessage holding tokens: redacted in the notification and the decision", async () => {
     const result = await cli(['run', ...box.flags], { input: jsonl(event('leak')) });
     const [notification, decision] = jsonLines(result.stdout).map(withoutTimes);
@@ -148,6 +208,25 @@ describe('list and validate show redact', () => {
     const text = await cli(['list', ...box.flags]);
     expect(text.stdout).toMatch(/fail_closed\s+redact\s+enabled/);
     expect(text.stdout).toMatch(/scanner\s+config\s+\^curl\$\s+5000 ms\s+no\s+no\s+yes/);
+  });
+
+  it('list shows hook commands redacted, in text and --json (cosh-core redacts every command it prints)', async () => {
+    const text = await cli(['list', ...box.flags]);
+    const json = await cli(['list', ...box.flags, '--json']);
+    for (const result of [text, json]) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain(TOKEN);
+      expect(result.stdout).not.toContain(BEARER);
+    }
+    expect(text.stdout).toContain(
+      `$ printf '%s' '{"decision":"block","reason":"the command holds <redacted>","systemMessage":"Bearer <redacted>"}'`,
+    );
+    const events = (
+      JSON.parse(json.stdout) as { events: Record<string, { name: string; command: string }[]> }
+    ).events;
+    expect(events['PreToolUse']?.find((hook) => hook.name === 'leaky-guard')?.command).toBe(
+      `printf '%s' '{"decision":"block","reason":"the command holds <redacted>","systemMessage":"Bearer <redacted>"}'`,
+    );
   });
 
   it('validate names the hooks that see secrets unredacted', async () => {

@@ -235,6 +235,28 @@ describe('Gemini CLI hooks, unchanged', () => {
     });
   });
 
+  it('BeforeAgent hook reads GEMINI_SESSION_ID and GEMINI_CWD, set per event as Gemini CLI sets them', async () => {
+    const prompt = async (session_id: string, cwd: string) => {
+      const { decision } = await gemini.dispatch({
+        session_id,
+        cwd,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'go on',
+      });
+      return [decision.decision, decision.additional_context];
+    };
+    const hooksDir = join(GEMINI_PROJECT, '.gemini', 'hooks');
+    expect(await prompt('g-a', hooksDir)).toStrictEqual(['none', 'Prompt 1 of session g-a, in hooks']);
+    expect(await prompt('g-a', GEMINI_PROJECT)).toStrictEqual([
+      'none',
+      'Prompt 2 of session g-a, in gemini-project',
+    ]);
+    expect(await prompt('g-b', hooksDir)).toStrictEqual(['none', 'Prompt 1 of session g-b, in hooks']);
+    expect(readFileSync(join(GEMINI_PROJECT, '.gemini', 'sessions', 'g-a'), 'utf8')).toBe('2\n');
+    // A session id that cannot be an environment value (a NUL byte) is left out; the hook still runs.
+    expect(await prompt('g\u0000c', hooksDir)).toStrictEqual(['none', 'Prompt 1 of session , in hooks']);
+  });
+
   it('AfterAgent check reads prompt_response; deny keeps the agent going with the reason', async () => {
     expect(
       await decide(gemini, {

@@ -22,6 +22,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let pidFiles = 0;
 const pidFile = () => join(scratch, `pid-${(pidFiles += 1)}`);
 
+/** A path as one sh word whatever it holds (a TMPDIR may contain spaces). */
+const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
+
 const event = (overrides: Record<string, unknown> = {}): HookEvent => {
   const decoded = decodeEvent(
     {
@@ -131,7 +134,7 @@ describe('execaExecutor: decisions', () => {
 
   it('is cold: nothing runs before subscribe, and each subscription runs the hook again', async () => {
     const file = join(scratch, 'cold-count');
-    const hook$ = executor(hook(`echo x >> ${file}`), event());
+    const hook$ = executor(hook(`echo x >> ${shWord(file)}`), event());
     await sleep(100);
     expect(() => readFileSync(file)).toThrow();
     await lastValueFrom(hook$);
@@ -381,8 +384,8 @@ describe('execaExecutor: process lifetime', () => {
   it('unsubscribing stops a plain hanging hook and emits nothing', async () => {
     const file = pidFile();
     const values: HookEmission[] = [];
-    const subscription = executor(hook(`echo $$ > ${file}; exec sleep 30`), event()).subscribe((value) =>
-      values.push(value),
+    const subscription = executor(hook(`echo $$ > ${shWord(file)}; exec sleep 30`), event()).subscribe(
+      (value) => values.push(value),
     );
     const pid = await readPid(file);
     subscription.unsubscribe();
@@ -472,7 +475,7 @@ describe('execaExecutor through hookPipeline', () => {
       PreToolUse: [
         {
           name: 'late',
-          command: `cat >/dev/null; sleep 0.25; (sleep 5 & echo $! > ${file}.child; wait) & echo '{"decision":"block","reason":"decided in time"}'`,
+          command: `cat >/dev/null; sleep 0.25; (sleep 5 & echo $! > ${shWord(`${file}.child`)}; wait) & echo '{"decision":"block","reason":"decided in time"}'`,
           timeout: 320,
         },
       ],

@@ -40,6 +40,9 @@ afterEach(() => {
 let files = 0;
 const scratchFile = (name: string) => join(scratch, `${name}-${(files += 1)}`);
 
+/** A path as one sh word whatever it holds (a TMPDIR may contain spaces). */
+const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
+
 const eventOf = (fields: Record<string, unknown>): HookEvent => {
   const decoded = decodeEvent(
     { hook_event_name: 'PreToolUse', session_id: 's1', cwd: scratch, tool_name: 'Bash', ...fields },
@@ -294,7 +297,13 @@ describe('persistent hooks: back-off', () => {
     writeFileSync(starts, '');
     let clock = 1_000;
     const run = drive(
-      [{ name: 'crasher', command: `echo start >> ${starts}; echo boom >&2; exit 1`, persistent: true }],
+      [
+        {
+          name: 'crasher',
+          command: `echo start >> ${shWord(starts)}; echo boom >&2; exit 1`,
+          persistent: true,
+        },
+      ],
       { now: () => clock, backoff: { initialMs: 100, maxMs: 1000 } },
     );
     const messages = async () => {

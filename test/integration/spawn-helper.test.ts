@@ -11,6 +11,16 @@ import { execaExecutor, resultOnly } from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
 import type { CommandHook } from '../../src/registry/hook.js';
+import type { ProcessSpec } from '../../src/exec/spawn.js';
+import {
+  CLOSE,
+  EXIT,
+  frame,
+  frameReader,
+  NOT_STARTED,
+  SPAWN,
+  STARTED,
+} from '../../src/exec/spawn-protocol.js';
 import { commandHook } from '../../src/testing/index.js';
 import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../soak/procfs.js';
 
@@ -382,5 +392,40 @@ describe('spawn helper: when it is used', () => {
     expect(await waitFor(() => isGone(large.hookParent), 5000)).toBe(true);
     const lowered = await modeHost(0, 1);
     expect(lowered.hookParent).not.toBe(lowered.host);
+  });
+});
+
+describe('spawn helper: its wire', () => {
+  const HELPER = fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
+
+  it('a spawn request that is not JSON is answered NOT_STARTED for its id, and the helper goes on', async () => {
+    const helper = spawn(process.execPath, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    leftovers.add(helper.pid!);
+    const frames: { type: number; id: number; payload: string }[] = [];
+    let stderr = '';
+    helper.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    helper.stdout.on(
+      'data',
+      frameReader((type, id, payload) => frames.push({ type, id, payload: payload.toString('utf8') })),
+    );
+    const exited = new Promise<number | null>((resolve) => helper.on('close', resolve));
+    helper.stdin.write(frame(SPAWN, 7, '{"file": "/bin/sh", '));
+    const spec: ProcessSpec = { file: '/bin/sh', args: ['-c', 'exit 3'], cwd: scratch, env: {} };
+    helper.stdin.write(frame(SPAWN, 8, JSON.stringify(spec)));
+    await waitFor(() => frames.some((f) => f.id === 8 && f.type === CLOSE), 5000);
+    helper.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    const notStarted = frames.filter((f) => f.id === 7);
+    expect(notStarted).toHaveLength(1);
+    expect(notStarted[0]!.type).toBe(NOT_STARTED);
+    expect(JSON.parse(notStarted[0]!.payload)).toStrictEqual({
+      message: expect.stringMatching(/^spawn request is not JSON: /),
+    });
+    expect(frames.filter((f) => f.id === 8).map((f) => f.type)).toStrictEqual([STARTED, EXIT, CLOSE]);
+    expect(JSON.parse(frames.find((f) => f.id === 8 && f.type === EXIT)!.payload)).toStrictEqual({
+      code: 3,
+      signal: null,
+    });
   });
 });

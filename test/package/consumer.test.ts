@@ -25,18 +25,23 @@ const work = mkdtempSync(join(tmpdir(), 'cosh-consumer-'));
 const host = join(work, 'host');
 
 /**
- * The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo),
- * and without colour: tools such as publint colour their output whenever `CI` is set.
+ * The environment without the outer `npm test`'s npm_* variables (they would point npm at our repo;
+ * npm reads NPM_CONFIG_* too), and the same output whoever runs it: no colour (tools such as publint
+ * colour their output whenever `CI` is set), no npm update notice (printed outside CI whenever npm
+ * is not the newest release), npm's default log level whatever the user's npmrc says.
  */
 const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...Object.fromEntries(
     Object.entries(process.env).filter(
       ([key]) =>
         key !== 'FORCE_COLOR' &&
-        (!key.startsWith('npm_') || ['npm_config_cache', 'npm_config_registry'].includes(key)),
+        (!key.toLowerCase().startsWith('npm_') ||
+          ['npm_config_cache', 'npm_config_registry'].includes(key.toLowerCase())),
     ),
   ),
   NO_COLOR: '1',
+  npm_config_update_notifier: 'false',
+  npm_config_loglevel: 'notice',
   ...extra,
 });
 
@@ -83,6 +88,23 @@ const HOST_TSCONFIG = {
     outDir: 'dist',
   },
   include: ['src'],
+};
+
+/** A real sh guard: blocks a tool call whose event contains `rm -rf`, with the reason "no rm -rf". */
+const GUARD_CONFIG = [
+  '[[hooks.PreToolUse]]',
+  'name = "guard"',
+  `command = "grep -q 'rm -rf' && echo '{\\"decision\\":\\"block\\",\\"reason\\":\\"no rm -rf\\"}' || true"`,
+  '',
+].join('\n');
+
+let homes = 0;
+/** A fresh home whose ~/.copilot-shell/config.toml holds `config`. */
+const homeWith = (config: string): string => {
+  const home = join(work, `home-${++homes}`);
+  mkdirSync(join(home, '.copilot-shell'), { recursive: true });
+  writeFileSync(join(home, '.copilot-shell', 'config.toml'), config);
+  return home;
 };
 
 let packed: { filename: string; files: { path: string }[] };
@@ -166,7 +188,11 @@ describe('the packed tarball', () => {
   });
 
   it("runs the host's marble tests: its own delay and timer in the package's virtual time", () => {
-    const tests = run(process.execPath, ['--test', join(host, 'dist', 'loop.js')], host);
+    const tests = run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', join(host, 'dist', 'loop.js')],
+      host,
+    );
     expect(tests.status, output(tests)).toBe(0);
     expect(tests.stdout).toMatch(/^# pass 2$/m);
     expect(tests.stdout).toMatch(/^# fail 0$/m);
@@ -193,6 +219,50 @@ describe('the packed tarball', () => {
     );
     expect(readme.status, output(readme)).toBe(0);
     expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+  });
+
+  it("runs the README's library snippet as written while a configured hook takes its time", () => {
+    // session.close() comes after the session's decision: a UserPromptSubmit hook slower than the
+    // Stop dispatch must not turn the snippet into an unhandled SessionClosedError.
+    const readme = run(
+      process.execPath,
+      [join(host, 'dist', 'docs', 'README-1.js')],
+      host,
+      cleanEnv({ HOME: homeWith('[[hooks.UserPromptSubmit]]\nname = "slow"\ncommand = "sleep 0.3"\n') }),
+    );
+    expect(readme.status, output(readme)).toBe(0);
+    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+  });
+
+  it("runs the session recipe's host loop as written against a real guard, then closes", () => {
+    const [recipe] = snippets().filter((s) => s.code.includes('const toolCalls$ = new Subject'));
+    expect(recipe).toBeDefined();
+    const loop = run(
+      process.execPath,
+      [join(host, 'dist', 'docs', (recipe?.name ?? '').replace(/\.ts$/, '.js'))],
+      host,
+      cleanEnv({ HOME: homeWith(GUARD_CONFIG) }),
+    );
+    expect(loop.status, output(loop)).toBe(0);
+    expect(loop.stdout.trim().split('\n')).toEqual(['run t1', 'skip t2: no rm -rf']);
+  });
+
+  it("runs the docs' marble tests as written, in the host's virtual time", () => {
+    const marbles = snippets().filter((s) => s.code.includes("from 'node:test'"));
+    const cases = marbles.flatMap((s) => [...s.code.matchAll(/^it\(/gm)]).length;
+    expect(cases).toBeGreaterThanOrEqual(3);
+    const tests = run(
+      process.execPath,
+      [
+        '--test',
+        '--test-reporter=tap',
+        ...marbles.map((s) => join(host, 'dist', 'docs', s.name.replace(/\.ts$/, '.js'))),
+      ],
+      host,
+    );
+    expect(tests.status, output(tests)).toBe(0);
+    expect(tests.stdout).toMatch(new RegExp(`^# pass ${cases}$`, 'm'));
+    expect(tests.stdout).toMatch(/^# fail 0$/m);
   });
 
   it('has a working bin: npx cosh-hooks --help', () => {

@@ -21,6 +21,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const CANARY = 'pwned';
 
+/** Whether the scratch folder itself is pasted as is (SPEC §3): not when TMPDIR holds a space. */
+const PLAIN_SCRATCH = /^[A-Za-z0-9_./,:@%+=-]+$/.test(scratch);
+
 /** Folder names an attacker might choose for an extension install folder or a workspace. */
 const NAMES: readonly [string, string][] = [
   ['a space', 'with space'],
@@ -95,7 +98,7 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
       expect(loaded.warnings).toStrictEqual([]);
       const hooks = loaded.registry.SessionStart as CommandHook[];
       expect(hooks.map((hook) => hook.name)).toStrictEqual(Object.keys(commands));
-      if (name === 'plain-folder') {
+      if (name === 'plain-folder' && PLAIN_SCRATCH) {
         // Nothing to protect: the path is pasted, so the command still runs without sh.
         expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${extensionPath}/a ${workspace}`);
       } else {
@@ -118,6 +121,84 @@ describe('substituted paths are data, never shell code (SPEC §3)', () => {
         expect({ position, argv }).toStrictEqual({ position, argv: expected[position] });
       }
       for (const where of [cwd, root, workspace, extensionPath, process.cwd()]) {
+        expect(existsSync(join(where, CANARY))).toBe(false);
+      }
+    },
+  );
+});
+
+/** The same positions with Claude Code's name for the plugin folder, `${CLAUDE_PLUGIN_ROOT}`. */
+const PLUGIN_COMMANDS = (hook: string): Record<string, string> => ({
+  unquoted: `sh ${hook} \${CLAUDE_PLUGIN_ROOT}/a`,
+  double: `sh ${hook} "\${CLAUDE_PLUGIN_ROOT}/a"`,
+  single: `sh ${hook} 'x \${CLAUDE_PLUGIN_ROOT} y'`,
+  nested: `sh ${hook} "$(printf %s \${CLAUDE_PLUGIN_ROOT})"`,
+});
+
+describe('a Claude Code plugin loaded with foreignSettings: ${CLAUDE_PLUGIN_ROOT} is data too', () => {
+  const executor = execaExecutor();
+
+  it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(
+    'a plugin folder name with %s: every hook gets exactly the path as one word, nothing runs',
+    async (_what, name, index) => {
+      mkdirSync(join(scratch, 'no-system'), { recursive: true });
+      const root = join(scratch, `plugin-${index}`, name);
+      const plugin = join(root, 'my-plugin');
+      const cwd = join(scratch, `plugin-cwd-${index}`);
+      mkdirSync(join(plugin, 'hooks'), { recursive: true });
+      mkdirSync(cwd, { recursive: true });
+      const commands = PLUGIN_COMMANDS(ARGV_HOOK);
+      writeFileSync(
+        join(plugin, 'hooks', 'hooks.json'),
+        JSON.stringify({
+          hooks: {
+            SessionStart: [
+              { hooks: Object.values(commands).map((command) => ({ type: 'command', command })) },
+            ],
+          },
+        }),
+      );
+      const loaded = loadHooks({
+        home: join(scratch, 'home'),
+        systemExtensionsDir: join(scratch, 'no-system'),
+        workspace: cwd,
+        foreignSettings: [{ dialect: 'claude', file: join(plugin, 'hooks', 'hooks.json') }],
+      });
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+      const hooks = loaded.registry.SessionStart as CommandHook[];
+      expect(hooks).toHaveLength(4);
+      if (name === 'plain-folder' && PLAIN_SCRATCH)
+        expect(hooks[0]?.command).toBe(`sh ${ARGV_HOOK} ${plugin}/a`);
+      else for (const hook of hooks) expect(hook.command).not.toContain(name);
+
+      const decoded = decodeEvent(
+        { hook_event_name: 'SessionStart', session_id: 's', cwd },
+        { now: () => new Date(0), cwd: () => cwd },
+      );
+      if (!decoded.ok) throw new Error(decoded.error);
+      const positions = Object.keys(commands);
+      const out = (position: string) => join(scratch, `plugin-argv-${index}-${position}`);
+      const results = await Promise.all(
+        hooks.map((hook, i) =>
+          firstValueFrom(
+            executor(
+              { ...hook, env: { ...hook.env, ARGV_OUT: out(positions[i] ?? '') } },
+              decoded.value,
+            ).pipe(resultOnly()),
+          ),
+        ),
+      );
+      expect(results.map((result) => result.outcome)).toStrictEqual(['ok', 'ok', 'ok', 'ok']);
+      const argv = Object.fromEntries(
+        positions.map((position) => [position, readFileSync(out(position), 'utf8').split('\0').slice(0, -1)]),
+      );
+      expect(argv).toStrictEqual({
+        unquoted: [`${plugin}/a`],
+        double: [`${plugin}/a`],
+        single: [`x ${plugin} y`],
+        nested: [plugin],
+      });
+      for (const where of [cwd, root, plugin, process.cwd()]) {
         expect(existsSync(join(where, CANARY))).toBe(false);
       }
     },

@@ -111,7 +111,7 @@ describe('--max-processes bounds the hook processes running at once', () => {
   );
   const config = box.write(
     'overlap.toml',
-    hookTable('PreToolUse', { name: 'overlap', command: `sh ${script}`, timeout: 120000 }),
+    hookTable('PreToolUse', { name: 'overlap', command: `sh '${script}'`, timeout: 120000 }),
   );
 
   it(`${SESSIONS} sessions at once with --max-processes ${BOUND}: never more than ${BOUND} hooks running, and ${BOUND} reached`, async () => {

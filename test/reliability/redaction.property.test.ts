@@ -18,6 +18,9 @@ const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const planted = fc.oneof(
   token(ALNUM, 12, 40).map((s) => [`Authorization: Bearer ${s}`, s]),
   token(ALNUM, 12, 40).map((s) => [`bearer ${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`Cookie: sid=${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`Set-Cookie: "${s}"`, s]),
+  token(ALNUM, 6, 30).map((s) => [`ACCESSTOKEN=${s}`, s]),
   token(ALNUM, 12, 40).map((s) => [`sk-${s}`, `sk-${s}`]),
   token(UPPER_DIGITS, 16, 16).map((s) => [`AKIA${s}`, s]),
   token(ALNUM, 12, 32).map((s) => [`LTAI${s}`, `LTAI${s}`]),
@@ -148,6 +151,35 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     ['cookie words without a colon', fill('cookie '), false],
     ['PEM BEGIN markers without END', fill('-----BEGIN RSA '), false],
     ['quotes after keys', fill('token="'), true],
+    // Added with cosh-core's catalogs, gaps of any width, shell words and PEM labels (issue 12 audit).
+    ['joined key names', fill('accesstoken= '), true],
+    ['a cookie of 10 MB of =" (quoted values never closed)', `Cookie: a${fill('="')}`, true],
+    ['cookie headers, each with an unclosed quoted value', fill('Cookie: a="b '), true],
+    ['one cookie value of 10 MB', `Cookie: ${fill('a')}`, true],
+    ['one cookie value of 10 MB of quoted values', `Cookie: ${fill('a="b"')}`, true],
+    ['one Authorization value of 10 MB', `Authorization: Basic ${fill('a')}`, true],
+    ['one bearer token of 10 MB', `Bearer ${fill('a')}`, true],
+    ['refused eyJ parts, each search resumed inside the last', fill('eyJaaaa.'), false],
+    ['refused API keys, each search resumed inside the last', fill('AIza-sk-abc '), false],
+    ['Slack keys sharing one run that ends in _', `${fill('xoxb-1234567890-')}_`, true],
+    ['one 10 MB Slack run that ends in _ (no boundary to end on)', `xoxb-${fill('a')}_`, false],
+    ['one 10 MB gap after a keyword, no =', `password${fill(' ')}x`, false],
+    ['one 10 MB gap after Authorization:, no value', `Authorization:${fill(' ')},`, false],
+    ['one 10 MB gap after Bearer, no token', `Bearer${fill(' ')},`, false],
+    ['a value of 10 MB of quoted parts', `--password ${fill('"a"b')}`, true],
+    ['one 10 MB run of scheme characters before ://', `${fill('a.')}://u:p@h`, true],
+    ['schemes without a password everywhere', fill('.a://x'), false],
+    ['BEGIN lines, one PRIVATE KEY----- at the very end', `${fill('-----BEGIN x\n')}PRIVATE KEY-----`, true],
+    [
+      'END lines without a marker after a BEGIN',
+      `-----BEGIN PRIVATE KEY-----\n${fill('-----END x\n')}`,
+      true,
+    ],
+    [
+      'blocks that end on the line where the next begins',
+      fill('-----BEGIN PRIVATE KEY----- -----END PRIVATE KEY-----'),
+      true,
+    ],
   ])(
     '%s',
     (_name, text, changes) => {
@@ -157,6 +189,16 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     },
     120_000,
   );
+
+  it('keys of 10 MB: separators inside a secret word are dropped as in cosh-core, in linear time', () => {
+    const secretKey = `to${fill('_')}ken`;
+    const plainKey = `p${fill('-')}x`;
+    expect(redactJson({ [secretKey]: 'v', [plainKey]: 'w', [fill('k_e_')]: 'z' })).toEqual({
+      [secretKey]: REDACTED,
+      [plainKey]: 'w',
+      [fill('k_e_')]: 'z',
+    });
+  }, 120_000);
 
   it('an event 512 levels deep with a 10 MB string inside', () => {
     let value: unknown = { command: `curl -H 'Authorization: Bearer ${fill('x')}'` };

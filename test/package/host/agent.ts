@@ -1,7 +1,7 @@
 // A host project's agent loop against real hook processes (compiled and run by
 // test/package/consumer.test.ts from the installed tarball): configuration from a file, a session
 // in an RxJS loop, and the promise-style dispatcher.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concatMap, filter, from, lastValueFrom, map, toArray } from 'rxjs';
@@ -17,6 +17,7 @@ import {
 } from 'cosh-hooks';
 
 const home = mkdtempSync(join(tmpdir(), 'cosh-host-'));
+process.on('exit', () => rmSync(home, { recursive: true, force: true }));
 const guard = join(home, 'guard.sh');
 writeFileSync(
   guard,
@@ -24,7 +25,9 @@ writeFileSync(
   { mode: 0o755 },
 );
 const config = join(home, 'config.toml');
-writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = "${guard}"\n`);
+// The path as one sh word (a TMPDIR may hold spaces), in a TOML string (JSON's escapes are TOML's).
+const command = `'${guard.replaceAll("'", `'\\''`)}'`;
+writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = ${JSON.stringify(command)}\n`);
 
 const loaded = loadHooks({ home, configPath: config, systemExtensionsDir: null });
 if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));

@@ -10,7 +10,7 @@ const claude = (hooks: unknown, extra: Record<string, unknown> = {}) =>
   decodeForeignText(JSON.stringify({ ...extra, hooks }, null, 2), FILE, 'claude');
 
 describe('decodeForeignText: Claude Code settings', () => {
-  it('reads matcher groups: seconds → ms, default 60 s, matchers → cosh names, a name from the command', () => {
+  it('reads matcher groups: seconds → ms, default 600 s, matchers → cosh names, a name from the command', () => {
     const decoded = claude({
       PreToolUse: [
         {
@@ -40,11 +40,42 @@ describe('decodeForeignText: Claude Code settings', () => {
         name: 'claude-guard.js-HASH',
         event: 'PreToolUse',
         command: 'node guard.js',
-        timeout: 60_000,
+        timeout: 600_000,
         matcher: '^(shell|run_shell_command)$',
         dialect: 'claude',
       },
       { name: 'claude-say-HASH', event: 'Stop', command: 'say done', timeout: 250, dialect: 'claude' },
+    ]);
+  });
+
+  it("a hook without a timeout gets Claude Code's default: 600 s, 30 s on UserPromptSubmit", () => {
+    // Claude Code hooks reference, common fields: "Defaults: 600 for command"; Claude Code lowers
+    // the command default to 30 on UserPromptSubmit.
+    const decoded = claude({
+      PreToolUse: [{ hooks: [{ type: 'command', command: 'a' }] }],
+      PostToolUse: [{ hooks: [{ type: 'command', command: 'b' }] }],
+      PostToolUseFailure: [{ hooks: [{ type: 'command', command: 'c' }] }],
+      UserPromptSubmit: [
+        {
+          hooks: [
+            { type: 'command', command: 'd' },
+            { command: 'e', timeout: 45 },
+          ],
+        },
+      ],
+      SessionStart: [{ hooks: [{ type: 'command', command: 'f' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'g' }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(decoded.warnings).toStrictEqual([]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command, hook.timeout])).toStrictEqual([
+      ['PreToolUse', 'a', 600_000],
+      ['PostToolUse', 'b', 600_000],
+      ['PostToolUseFailure', 'c', 600_000],
+      ['UserPromptSubmit', 'd', 30_000],
+      ['UserPromptSubmit', 'e', 45_000],
+      ['SessionStart', 'f', 600_000],
+      ['Stop', 'g', 600_000],
     ]);
   });
 
@@ -70,6 +101,57 @@ describe('decodeForeignText: Claude Code settings', () => {
       '18: hooks.Stop[0].hooks[0].type: skipped: a "prompt" hook cannot run here (it asks the agent\'s model, which cosh-hooks does not have)',
     ]);
     expect(decoded.hooks.map((hook) => hook.command)).toStrictEqual(['ok']);
+  });
+
+  it('an async hook loads, with a warning: here it runs in the chain and its decision counts', () => {
+    // Claude Code runs an "async": true hook in the background; its decision fields have no
+    // effect. cosh-hooks has no background hooks, so the difference is said, not hidden.
+    const decoded = claude({
+      PostToolUse: [
+        {
+          matcher: 'Write',
+          hooks: [{ type: 'command', command: 'run-tests.sh', async: true, timeout: 120 }],
+        },
+      ],
+      Stop: [{ hooks: [{ type: 'command', command: 'sync.sh', async: false }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(
+      decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
+    ).toStrictEqual([
+      "10: hooks.PostToolUse[0].hooks[0].async: runs in the chain here, not in the background (cosh-hooks has no background hooks): the agent waits for it, up to its timeout, and its decision counts, where Claude Code ignores an async hook's decision",
+    ]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command, hook.timeout])).toStrictEqual([
+      ['PostToolUse', 'run-tests.sh', 120_000],
+      ['Stop', 'sync.sh', 600_000],
+    ]);
+  });
+
+  it('an "if" filter: a warning naming it on tool events (the hook runs on every matched call); elsewhere skipped, as Claude Code never runs it there', () => {
+    // Claude Code hooks reference, common fields: "if": permission rule syntax ("Bash(git *)");
+    // "On other events, a hook with if set never runs."
+    const decoded = claude({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'no-rm.sh', if: 'Bash(rm *)' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'never.sh', if: 'Bash(git *)' }] }],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(
+      decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
+    ).toStrictEqual([
+      '10: hooks.PreToolUse[0].hooks[0].if: ignored: cosh-hooks cannot filter by permission rules ("Bash(rm *)"), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them',
+      '21: hooks.Stop[0].hooks[0].if: skipped: Claude Code never runs a hook with "if" on Stop',
+    ]);
+    expect(decoded.hooks.map((hook) => [hook.event, hook.command])).toStrictEqual([
+      ['PreToolUse', 'no-rm.sh'],
+    ]);
+  });
+
+  it('an "if" that is not a string is an error naming it', () => {
+    const decoded = claude({ PreToolUse: [{ hooks: [{ type: 'command', command: 'a', if: ['Bash'] }] }] });
+    expect(decoded.errors.map((error) => `${error.path}: ${error.message}`)).toStrictEqual([
+      'hooks.PreToolUse[0].hooks[0].if: expected a string, got an array',
+    ]);
+    expect(decoded.hooks).toStrictEqual([]);
   });
 
   it('a hook with a wrong field is an error naming file, line and field; other hooks still load', () => {

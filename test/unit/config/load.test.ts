@@ -312,12 +312,18 @@ describe('loadHooks: user and system extensions', () => {
       { name: 'tokenless', version: '0.3.1', path: join(userDir, 'tokenless'), scope: 'user', enabled: true },
     ]);
     const commands = result.registry.PreToolUse.map((hook) => (hook.kind === 'command' ? hook.command : ''));
+    // A plain path is pasted as is; one with other characters (a TMPDIR with a space) becomes the
+    // expansion of the variable the hook gets it in (SPEC §3).
+    const inCommand = (path: string, variable: string) =>
+      /^[A-Za-z0-9_./,:@%+=-]+$/.test(path) ? path : `"\${${variable}}"`;
+    const secCore = inCommand(join(systemDir, 'agent-sec-core'), 'COSH_EXTENSION_PATH');
+    const tokenless = inCommand(join(userDir, 'tokenless'), 'COSH_EXTENSION_PATH');
     expect(commands).toEqual([
-      `python3 ${systemDir}/agent-sec-core/hooks/code_scanner_hook.py`,
-      `python3 ${systemDir}/agent-sec-core/hooks/pii_checker_hook.py --workspace ${workspace}`,
-      `python3 ${systemDir}/agent-sec-core/hooks/secret_guard.py`,
-      `sh ${userDir}/tokenless/hooks/run-hook.sh tool-ready`,
-      `sh ${userDir}/tokenless/hooks/run-hook.sh rewrite`,
+      `python3 ${secCore}/hooks/code_scanner_hook.py`,
+      `python3 ${secCore}/hooks/pii_checker_hook.py --workspace ${inCommand(workspace, 'COSH_WORKSPACE_PATH')}`,
+      `python3 ${secCore}/hooks/secret_guard.py`,
+      `sh ${tokenless}/hooks/run-hook.sh tool-ready`,
+      `sh ${tokenless}/hooks/run-hook.sh rewrite`,
     ]);
     expect(chainFor(result.registry, preToolUse('run_shell_command')).map((hook) => hook.name)).toEqual([
       'code-scanner',

@@ -199,6 +199,24 @@ describe('readForeignAnswer: Gemini CLI JSON', () => {
     );
   });
 
+  it('"allow" approves nothing in Gemini CLI (its default when nothing blocks): no opinion here', () => {
+    // Gemini CLI acts on deny/block and ask only, and merges hooks to "allow" when none blocks,
+    // so a scanner printing {"decision":"allow"} for every clean write must not read as cosh's
+    // "allow" (which a host may take as approval without asking).
+    expect(readForeignAnswer(printed('{"decision":"allow"}'), gemini())).toStrictEqual(
+      success({ decision: 'none' }),
+    );
+    expect(
+      readForeignAnswer(printed('{"decision":"approve","reason":"clean","systemMessage":"ok"}'), gemini()),
+    ).toStrictEqual(success({ decision: 'none', reason: 'clean', systemMessage: 'ok' }));
+    expect(readForeignAnswer(printed('{"decision":"ask","reason":"sure?"}'), gemini())).toStrictEqual(
+      success({ decision: 'ask', reason: 'sure?' }),
+    );
+    expect(readForeignAnswer(printed('{"decision":"allow"}'), claude())).toStrictEqual(
+      success({ decision: 'allow' }),
+    );
+  });
+
   it('double-encoded JSON is read as Gemini reads it', () => {
     expect(
       readForeignAnswer(printed(JSON.stringify('{"decision":"deny","reason":"x"}')), gemini()),
@@ -213,6 +231,27 @@ describe('readForeignAnswer: Gemini CLI JSON', () => {
         decision: 'block',
         reason: 'done',
         hookSpecificOutput: { continue: false, stop_reason: 'done' },
+      }),
+    );
+  });
+
+  it('SessionStart is advisory in Gemini CLI: continue and stopReason are ignored there', () => {
+    // Gemini CLI hooks reference, SessionStart: "continue and decision fields are ignored.
+    // Startup is never blocked." A Claude hook's continue: false still stops (every event).
+    expect(
+      readForeignAnswer(
+        printed('{"continue":false,"stopReason":"no","systemMessage":"Loaded 3 memories"}'),
+        gemini('SessionStart'),
+      ),
+    ).toStrictEqual(success({ decision: 'none', systemMessage: 'Loaded 3 memories' }));
+    expect(readForeignAnswer(printed('{"continue":"no"}'), gemini('SessionStart'))).toStrictEqual(
+      success({ decision: 'none' }),
+    );
+    expect(readForeignAnswer(printed('{"continue":false}'), claude('SessionStart'))).toStrictEqual(
+      success({
+        decision: 'block',
+        reason: 'hook "guard" stopped the agent',
+        hookSpecificOutput: { continue: false, stop_reason: 'hook "guard" stopped the agent' },
       }),
     );
   });

@@ -18,6 +18,13 @@ describe('mapMatcher', () => {
     ['mcp__github__create_issue', { matcher: '^(mcp__github__create_issue)$' }],
     ['Task', { matcher: '^(Task)$' }],
     ['mcp__.*', { matcher: 'mcp__.*' }],
+    // Claude Code reads letters, digits, _, -, spaces, ',' and '|' as a list of exact names,
+    // separated by '|' or ',' with optional spaces around them (hooks reference, "Matcher patterns").
+    ['Edit, Write', { matcher: '^(replace|edit|write_file)$' }],
+    ['Edit | Write', { matcher: '^(replace|edit|write_file)$' }],
+    ['Bash,Read', { matcher: '^(shell|run_shell_command|read_file)$' }],
+    [' Bash ', { matcher: '^(shell|run_shell_command)$' }],
+    ['code-reviewer', { matcher: '^(code\\-reviewer)$' }],
   ])('claude %j → %j', (matcher, expected) => {
     expect(mapMatcher('claude', matcher)).toStrictEqual(expected);
   });

@@ -138,23 +138,23 @@ describe('admit', () => {
     expect(
       admit(readInput(new JsonLine(3, '{"hook_event_name":"Stop","session_id":"s"}')), defaults),
     ).toMatchObject({
-      kind: 'event',
-      event: { hook_event_name: 'Stop' },
+      ok: true,
+      value: { hook_event_name: 'Stop' },
     });
-    expect(admit(readInput(new JsonLine(4, '{nope')), defaults)).toMatchObject({ kind: 'rejected', line: 4 });
+    expect(admit(readInput(new JsonLine(4, '{nope')), defaults)).toMatchObject({ ok: false, line: 4 });
     expect(
       admit(readInput(new JsonLine(5, '{"hook_event_name":"Nope","session_id":"s"}')), defaults),
     ).toMatchObject({
-      kind: 'rejected',
+      ok: false,
       line: 5,
-      message: expect.stringContaining('unknown event "Nope"'),
+      error: expect.stringContaining('unknown event "Nope"'),
     });
   });
 
   it('plain values have no line', () => {
-    expect(admit(readInput({}), defaults)).toEqual({
-      kind: 'rejected',
-      message: 'hook_event_name: missing required field',
+    expect(admit(readInput({}), defaults)).toStrictEqual({
+      ok: false,
+      error: 'hook_event_name: missing required field',
     });
   });
 });

@@ -40,7 +40,7 @@ describe('concatMapByKey', () => {
     });
   });
 
-  it('unsubscribing tears down every running inner stream', () => {
+  it('unsubscribing tears down every running inner stream and unsubscribes the source', () => {
     createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const a = cold('------a|');
       const b = cold('------b|');
@@ -52,6 +52,7 @@ describe('concatMapByKey', () => {
         ),
       );
       expectObservable(out, '^--!').toBe('---');
+      expectSubscriptions(input.subscriptions).toBe('^--!');
       expectSubscriptions(a.subscriptions).toBe('^--!');
       expectSubscriptions(b.subscriptions).toBe('-^-!');
     });

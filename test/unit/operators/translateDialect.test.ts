@@ -3,8 +3,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { runHooks, translateDialect, type RunOne } from '../../../operators/index.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookEmission } from '../../../src/exec/port.js';
-import { failure, type HookResult, type HookRun } from '../../../src/protocol/index.js';
-import { withPrinted } from '../../../src/protocol/printed.js';
+import { failure, success, type HookResult, type HookRun } from '../../../src/protocol/index.js';
+import { withPrinted, withReturned } from '../../../src/protocol/printed.js';
 import { defineHooks } from '../../../src/registry/index.js';
 import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
 
@@ -134,6 +134,39 @@ describe('translateDialect', () => {
       );
       expectObservable(out.pipe(map(brief))).toBe('(g|)', { g: 'g:ok:block:secrets' });
     });
+  });
+
+  it('knows no hook kind: a function hook goes to the runner as it is, and its answer is read from the result', () => {
+    const hook = defineHooks({
+      PreToolUse: [
+        {
+          name: 'fn',
+          dialect: 'claude',
+          run: () => {
+            throw new Error('the runner (the executor port) calls it, not translateDialect');
+          },
+        },
+      ],
+    }).PreToolUse[0]!;
+    const given: unknown[] = [];
+    const returned = { continue: false, stopReason: 'Quota reached' };
+    const results: HookResult[] = [];
+    translateDialect(hook, pre, (h, event) => {
+      given.push(h, (event as unknown as Record<string, unknown>)['tool_name']);
+      return of(withReturned(success({ decision: 'none' }), returned));
+    }).subscribe((result) => results.push(result));
+    expect(given).toStrictEqual([hook, 'Read']);
+    expect(given[0]).toBe(hook);
+    expect(results).toStrictEqual([
+      {
+        outcome: 'ok',
+        output: {
+          decision: 'block',
+          reason: 'Quota reached',
+          hookSpecificOutput: { continue: false, stop_reason: 'Quota reached' },
+        },
+      },
+    ]);
   });
 
   it('in-process hooks speak a dialect too: Claude event in, continue:false read from the returned value', async () => {

@@ -1,4 +1,4 @@
-import { catchError, concatMap, delay, map, mergeMap, of, switchMap, type Observable } from 'rxjs';
+import { catchError, concatMap, delay, map, mergeMap, of, switchMap, toArray, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   createSession,
@@ -116,6 +116,24 @@ describe('createSession: a host loop in virtual time', () => {
       expectObservable(labelled(loop$)).toBe('---A(nB)', { A: '1 allow t1', n: 'note no', B: '2 block t2' });
       expectSubscriptions(first.subscriptions).toBe(['^--!']);
       expectSubscriptions(second.subscriptions).toBe(['---^!']);
+    });
+  });
+
+  it('20,000 decides queued behind a running one, each answered at once when its turn comes: no recursion', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const slow = cold('--(r|)', { r: results.allow() });
+      const registry = registryOf((event) => (event === 'PreToolUse' ? [commandHook('guard')] : []));
+      const session = createSession(registry, testDeps(scheduler, fakeExecutor({ guard: slow })));
+      const stop = (id: number) => ({ hook_event_name: 'Stop', session_id: 's1', tool_use_id: `q${id}` });
+      const decisions$ = of(shell('t0', 'ls'), ...Array.from({ length: 20_000 }, (_, id) => stop(id))).pipe(
+        mergeMap((event) => session.decide(event)),
+        toArray(),
+        map((lines) => [lines.length, label(lines[0]!), label(lines[1]!), label(lines[20_000]!)]),
+      );
+      expectObservable(decisions$).toBe('--(a|)', {
+        a: [20_001, '1 allow t0', '2 none q0', '20001 none q19999'],
+      });
     });
   });
 

@@ -95,9 +95,134 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
     expect(redactText(input)).toBe(input);
   });
 
+  it.each([
+    'Cookie: a=b',
+    'Set-Cookie:   sid=1; HttpOnly',
+    'Cookie: "sid=abc"',
+    'Authorization: Basic abc',
+    'Authorization:   "abc"',
+    'Bearer   abc',
+  ])('is idempotent on %j (the gap before a header value is never redacted)', (text) => {
+    const once = redactText(text);
+    expect(once).toContain('<redacted>');
+    expect(redactText(once)).toBe(once);
+  });
+
   it('returns the very same string when there is nothing to redact', () => {
     const text = 'echo hello world';
     expect(redactText(text)).toBe(text);
+  });
+});
+
+/*
+ * Letter by letter against cosh-core's `redaction.rs` (issue 12 audit): each case is one that
+ * cosh-core's patterns redact. Key catalogs with `[_-]?` (joined names), values that are shell
+ * words of several quoted and unquoted parts, Rust's `\s` (no control characters, no U+FEFF; U+0085
+ * is one), gaps of any width, schemes after `+`, `-` or `.`, and any PEM private key label.
+ */
+describe('redactText: what cosh-core redacts, redacted here too', () => {
+  const SPACES = ' '.repeat(24);
+  it.each([
+    ...[
+      'accesstoken',
+      'refreshtoken',
+      'idtoken',
+      'clientsecret',
+      'securitytoken',
+      'sessiontoken',
+      'authtoken',
+      'accesskeysecret',
+      'secretaccesskey',
+      'access-keysecret',
+    ].map((flag) => [
+      `--${flag} (joined flag name)`,
+      `cmd --${flag} abc123 -v`,
+      `cmd --${flag} <redacted> -v`,
+    ]),
+    ...[
+      'ACCESSTOKEN',
+      'GITHUBTOKEN',
+      'OPENAIAPIKEY',
+      'dashscopeapikey',
+      'clientsecret',
+      'awssecretaccesskey',
+      'AWSACCESSKEYID',
+      'alibabacloudaccesskeyid',
+      'authtoken',
+      'sessiontoken',
+      'securitytoken',
+      'refreshtoken',
+      'idtoken',
+      'access_keysecret',
+      'bearer',
+    ].map((key) => [`${key}= (joined key name)`, `${key}=abc123 next`, `${key}=<redacted> next`]),
+    ['bearer: value', 'bearer: abc123', 'bearer: <redacted>'],
+    ['an API key right after a shorter would-be one', 'AIza-sk-abcdefghij1234 x', 'AIza-<redacted> x'],
+    [
+      'a Slack token that runs into _ ends where a word does, as in cosh-core',
+      'xoxb-1234567890-abc_def',
+      '<redacted>abc_def',
+    ],
+    [
+      'a Slack prefix that runs into _ gives way to the key inside it',
+      'xoxb-glpat-abcdefghij_klm rest',
+      'xoxb-<redacted> rest',
+    ],
+    ['npm_ takes letters and digits only, as in cosh-core', 'npm_-sk-abcdefghij1234', 'npm_-<redacted>'],
+    ['a JWT right after a too-short eyJ part', `eyJaaaa.${JWT} x`, 'eyJaaaa.<redacted> x'],
+    ['a quoted cookie value', 'Cookie: "sid=abc123"', 'Cookie: "<redacted>"'],
+    [
+      'a cookie whose values are quoted (RFC 6265)',
+      'Cookie: sid="abc123"; theme="dark blue"',
+      'Cookie: <redacted>',
+    ],
+    [
+      'a cookie header inside quotes keeps the closing quote and what follows',
+      'curl -H "Cookie: sid=abc123" https://x',
+      'curl -H "Cookie: <redacted>" https://x',
+    ],
+    ['a single-quoted Set-Cookie value', "Set-Cookie: 'x=1; Path=/'", "Set-Cookie: '<redacted>'"],
+    ['a value of quoted and unquoted parts', '--password=abc"def ghi" -v', '--password=<redacted> -v'],
+    ['a quoted part then an unquoted one', 'token="abc"def next', 'token=<redacted> next'],
+    ['JSON text keeps its closing brace', '{"token": "abc def"}', '{"token": <redacted>}'],
+    ['single quotes, then an escaped space', "secret='a b'c\\ d next", 'secret=<redacted> next'],
+    ['a control character is no space', 'password=abc\u0001def next', 'password=<redacted> next'],
+    ['U+FEFF is no space', 'token=abc\ufeffdef next', 'token=<redacted> next'],
+    ['U+0085 is a space', 'token=abc\u0085def', 'token=<redacted>\u0085def'],
+    [
+      'a long gap after Authorization:',
+      `Authorization:${SPACES}Basic dXNlcjpwYXNz`,
+      `Authorization:${SPACES}Basic <redacted>`,
+    ],
+    ['a long gap after Bearer', `Bearer${SPACES}abcdefghijkl`, `Bearer${SPACES}<redacted>`],
+    ['a long gap around =', `password${SPACES}=${SPACES}hunter2`, `password${SPACES}=${SPACES}<redacted>`],
+    ['a long gap after a flag', `--token${SPACES}abc`, `--token${SPACES}<redacted>`],
+    ['a long gap after Cookie:', `Cookie:${SPACES}sid=1`, `Cookie:${SPACES}<redacted>`],
+    ['a no-break space after a flag', '--token\u00a0abc', '--token\u00a0<redacted>'],
+    ['a scheme after a dot', '1.https://user:pw@host/x', '1.https://user:<redacted>@host/x'],
+    ['a scheme after a dash', 'x -https://user:pw@host', 'x -https://user:<redacted>@host'],
+    ['a long scheme', `${'a'.repeat(40)}://user:pw@host`, `${'a'.repeat(40)}://user:<redacted>@host`],
+    [
+      'a PEM label with a dash',
+      'a\n-----BEGIN RSA-PSS PRIVATE KEY-----\nMIIB\n-----END RSA-PSS PRIVATE KEY-----\nb',
+      'a\n<redacted private key block>\nb',
+    ],
+    [
+      'a PEM label longer than 40 characters',
+      `-----BEGIN ${'X'.repeat(50)} PRIVATE KEY-----\nMIIB\n-----END ${'X'.repeat(50)} PRIVATE KEY-----`,
+      '<redacted private key block>',
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(redactText(input)).toBe(expected);
+  });
+
+  it.each([
+    ['a key: at the end of a line keeps the next line (unlike cosh-core)', 'if token:\n    run(x)'],
+    ['Bearer at the end of a line keeps the next line', 'scheme: Bearer\nNext steps'],
+    ['max_tokens with a long gap', `max_tokens${' '.repeat(30)}= 100`],
+    ['a PEM BEGIN line without PRIVATE KEY', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----'],
+  ])('leaves %s alone', (_name, input) => {
+    expect(redactText(input)).toBe(input);
   });
 });
 
@@ -128,6 +253,12 @@ describe('isSecretKey', () => {
     'private_key',
     'DATABASE_PASSWORD',
     'webhook_secret',
+    // cosh-core drops every character that is not an ASCII letter or digit before comparing.
+    'TO_KEN',
+    'pa-ss-word',
+    'sec ret',
+    'a.p.i.k.e.y',
+    'Cook.ie',
   ])('%s is secret', (key) => {
     expect(isSecretKey(key)).toBe(true);
   });

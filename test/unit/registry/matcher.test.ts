@@ -148,6 +148,29 @@ describe('defineHooks matchers', () => {
     );
   });
 
+  it('lists every problem of the definitions in one error, not only the first', () => {
+    let thrown: unknown;
+    try {
+      defineHooks({
+        PreToolUse: [
+          { name: 'both', matcher: '(?=x)', timeout: 0, command: 'true' },
+          { name: 'fine', command: 'true' },
+        ],
+        Stop: [{ name: 'late', timeout: 600_001, run: () => undefined }],
+      });
+    } catch (error) {
+      thrown = error;
+    }
+    const problems = [
+      'PreToolUse[0] (hook "both"): timeout: expected an integer 1..600000 (milliseconds), got 0',
+      'PreToolUse[0] (hook "both"): matcher: invalid regular expression "(?=x)" (RE2 syntax): invalid or unsupported Perl syntax: `(?=`; lookaround and backreferences need backtracking, which RE2 syntax does not have',
+      'Stop[0] (hook "late"): timeout: expected an integer 1..600000 (milliseconds), got 600001',
+    ];
+    expect(thrown).toBeInstanceOf(HookDefinitionError);
+    expect((thrown as HookDefinitionError).problems).toStrictEqual(problems);
+    expect((thrown as HookDefinitionError).message).toBe(problems.join('\n'));
+  });
+
   it('compiles a RegExp through RE2 (flags i, m, s inline); the RegExp itself never runs', () => {
     const registry = defineHooks({ PreToolUse: [{ name: 'g', matcher: /^SHELL$/i, command: 'true' }] });
     const matcher = registry.PreToolUse[0]?.matcher;

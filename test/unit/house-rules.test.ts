@@ -1,0 +1,166 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The house rules of docs/architecture.md that a reader relies on, checked on the code as it is:
+ * a rule that drifts fails here with the file that broke it.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** Every `.ts` file below `dir` (relative to the repository), sorted. */
+const sources = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => join(dir, name))
+    .sort();
+
+/** The code of a file without its comments (good enough for the patterns below: no regex literals hold them). */
+const code = (path: string) =>
+  read(path)
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
+const PRODUCT = [...sources('src'), ...sources('operators')];
+const OPERATORS = sources('operators')
+  .map((path) => path.slice('operators/'.length, -'.ts'.length))
+  .filter((name) => name !== 'index');
+
+describe('house rules', () => {
+  it('text becomes JSON in one place: parseJson (src/events/untrusted.ts)', () => {
+    const parsing = PRODUCT.filter((path) => path !== 'src/events/untrusted.ts').filter((path) =>
+      /JSON\.parse\(/.test(code(path)),
+    );
+    expect(parsing).toStrictEqual([]);
+  });
+
+  it('new Observable is written only in the executor adapters (src/exec); everything else composes', () => {
+    const written = PRODUCT.filter((path) => !path.startsWith('src/exec/')).filter((path) =>
+      /new Observable\b/.test(code(path)),
+    );
+    expect(written).toStrictEqual([]);
+  });
+
+  it('fp-ts stays in config and protocol decoding, never in a file that uses RxJS', () => {
+    const fpTs = PRODUCT.filter((path) => /from 'fp-ts/.test(read(path)));
+    expect(fpTs.length).toBeGreaterThan(0);
+    expect(fpTs.filter((path) => !/^src\/(config|protocol)\//.test(path))).toStrictEqual([]);
+    expect(fpTs.filter((path) => /from 'rxjs/.test(read(path)))).toStrictEqual([]);
+  });
+
+  it('nothing in operators/ subscribes: operators compose', () => {
+    expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
+  });
+
+  it('operators know no hook kind: every hook runs through the executor port (src/exec/port.ts)', () => {
+    const knowing = sources('operators').filter((path) =>
+      /kind === '(function|command)'|\b(FunctionHook|CommandHook)\b|\.run\(/.test(code(path)),
+    );
+    expect(knowing).toStrictEqual([]);
+    const execImports = sources('operators').flatMap((path) =>
+      [...code(path).matchAll(/from '\.\.\/src\/exec\/([^']+)'/g)].map((match) => match[1]),
+    );
+    expect(new Set(execImports)).toStrictEqual(new Set(['port.js']));
+  });
+
+  it('each operator file has its own RxJS-style spec: source subscriptions, an error, an unsubscription, types', () => {
+    expect(OPERATORS).toHaveLength(8);
+    for (const name of OPERATORS) {
+      const spec = read(`test/unit/operators/${name}.test.ts`);
+      expect.soft(spec, `${name}: subscriptions`).toMatch(/expectSubscriptions\(/);
+      expect.soft(spec, `${name}: an error (#)`).toMatch(/(hot|cold)(<\w+>)?\(\s*'[^']*#/);
+      expect
+        .soft(spec, `${name}: an explicit unsubscription`)
+        .toMatch(/expectObservable\([^;]*?,\s*('[ ^-]*!\s*'|unsub\w*)\)\.toBe/);
+      expect.soft(spec, `${name}: type tests`).toMatch(/expectTypeOf\(/);
+    }
+  });
+
+  it('each exported operator has a doc comment with a marble diagram and an example', () => {
+    for (const name of OPERATORS) {
+      const text = read(`operators/${name}.ts`);
+      const doc = new RegExp(`/\\*\\*((?:(?!\\*/)[\\s\\S])*)\\*/\\s*export const ${name}\\b`).exec(text)?.[1];
+      expect.soft(doc, `${name}: doc comment`).toBeDefined();
+      expect.soft(doc ?? '', `${name}: marble diagram`).toMatch(/```[\s\S]*[-|][\s\S]*```/);
+      expect.soft(doc ?? '', `${name}: example`).toMatch(/Example: `/);
+    }
+  });
+
+  it('docs/architecture.md names every folder of src/ and test/ and every file at the top of src/', () => {
+    const architecture = read('docs/architecture.md');
+    const folders = (dir: string) =>
+      readdirSync(join(ROOT, dir)).filter((name) => statSync(join(ROOT, dir, name)).isDirectory());
+    const named = [
+      ...folders('src').map((name) => `src/${name}/`),
+      ...readdirSync(join(ROOT, 'src'))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => `src/${name}`),
+      ...folders('test').map((name) => `test/${name}/`),
+      ...folders('.')
+        .filter((name) => ['bench', 'examples', 'operators', 'docs'].includes(name))
+        .map((name) => `${name}/`),
+    ];
+    expect(named.filter((path) => !architecture.includes(path))).toStrictEqual([]);
+  });
+
+  it('every file docs/architecture.md names exists (a path from the top, or a file name in src/ or operators/)', () => {
+    const architecture = read('docs/architecture.md');
+    const mentioned = new Set([...architecture.matchAll(/[\w./-]+\.ts\b/g)].map((match) => match[0]));
+    const names = new Set(PRODUCT.map((path) => path.slice(path.lastIndexOf('/') + 1)));
+    const missing = [...mentioned].filter((file) => {
+      if (!file.includes('/')) return !names.has(file);
+      try {
+        return !statSync(join(ROOT, file)).isFile();
+      } catch {
+        return true;
+      }
+    });
+    expect(mentioned.size).toBeGreaterThan(30);
+    expect(missing).toStrictEqual([]);
+  });
+});
+
+describe('the I/O boundary (eslint)', () => {
+  const refusals = async (filePath: string, specifier: string): Promise<string[]> => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: ROOT });
+    const [result] = await eslint.lintText(`import * as m from '${specifier}';\nexport const x = m;\n`, {
+      filePath: join(ROOT, filePath),
+    });
+    return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+  };
+  const FS = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'];
+  const SPAWN = [
+    'child_process',
+    'node:child_process',
+    'execa',
+    'worker_threads',
+    'node:worker_threads',
+    'cluster',
+    'node:cluster',
+  ];
+
+  it.each(['src/events/x.ts', 'src/protocol/x.ts', 'operators/x.ts'])(
+    'nothing in %s touches the file system or starts a process or thread, however the module is named',
+    async (file) => {
+      for (const specifier of [...FS, ...SPAWN]) {
+        expect
+          .soft(await refusals(file, specifier), `${file}: ${specifier}`)
+          .toStrictEqual(['no-restricted-imports']);
+      }
+    },
+  );
+
+  it('outside src/exec nothing spawns: src/config reads files but starts no process', async () => {
+    for (const specifier of SPAWN) {
+      expect
+        .soft(await refusals('src/config/x.ts', specifier), specifier)
+        .toStrictEqual(['no-restricted-imports']);
+    }
+    expect(await refusals('src/config/x.ts', 'node:fs')).toStrictEqual([]);
+    expect(await refusals('src/exec/x.ts', 'node:child_process')).toStrictEqual([]);
+  });
+});
