@@ -290,6 +290,20 @@ timer.unref();
     await expectGone(group);
   });
 
+  it('a signal something in the process already listens to (a preloaded probe on SIGUSR2) is left to it: the run goes on', async () => {
+    const probe = join(root, 'probe.mjs');
+    writeFileSync(probe, `process.on('SIGUSR2', () => process.stderr.write('probe saw SIGUSR2\\n'));\n`);
+    const run = startRun([], ['run'], ['--import', probe]);
+    run.child.stdin.write(event('Quick', 'q1'));
+    expect(await waitFor(() => decisionsOf(run.lines).length === 1, 10_000)).toBe(true);
+    run.child.kill('SIGUSR2');
+    expect(await waitFor(() => run.stderr().includes('probe saw SIGUSR2'), 10_000)).toBe(true);
+    run.child.stdin.end(event('Quick', 'q2'));
+    const { code, signal } = await run.exited;
+    expect([code, signal]).toStrictEqual([0, null]);
+    expect(decisionsOf(run.lines).map((line) => line['tool_use_id'])).toStrictEqual(['q1', 'q2']);
+  });
+
   it('SIGPROF is left to V8: a run under node --cpu-prof answers all 3,000 events and exits 0', async () => {
     const child = spawn(process.execPath, [
       '--cpu-prof',
