@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../config/files.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
@@ -6,6 +6,7 @@ import { execaExecutor } from '../exec/index.js';
 import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
 import { buildFireEvent } from './fire-event.js';
+import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import {
   chainsToJson,
   formatChains,
@@ -14,6 +15,7 @@ import {
   formatValidationSummary,
   modeOf,
   printableJson,
+  printableLine,
   unredactedHooks,
 } from './format.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
@@ -51,8 +53,9 @@ const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
     }),
   );
 
+/** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (SPEC §6). */
 const fail = (message: string): number => {
-  process.stderr.write(`cosh-hooks: ${message}\n`);
+  process.stderr.write(`cosh-hooks: ${printableLine(message)}\n`);
   return EXIT.failed;
 };
 
@@ -125,13 +128,10 @@ const parseFields = (text: string, what: string): Result<unknown> => {
 const readFields = (flags: FireFlags): Result<unknown> => {
   if (flags.input !== undefined) return parseFields(flags.input, '--input');
   if (flags.eventFile === undefined) return ok(undefined);
-  let text: string;
-  try {
-    text = readFileSync(flags.eventFile === '-' ? 0 : flags.eventFile, 'utf8');
-  } catch (error) {
-    return err(`cannot read ${flags.eventFile}: ${(error as Error).message}`);
-  }
-  return parseFields(text, flags.eventFile);
+  // Bounded like one input line of `run`: /dev/zero is an error, not a process that eats memory.
+  const read = readInputText(flags.eventFile === '-' ? 0 : flags.eventFile, DEFAULT_MAX_LINE_BYTES);
+  if (!read.ok) return err(`cannot read ${flags.eventFile}: ${read.error}`);
+  return parseFields(read.value, flags.eventFile);
 };
 
 /** `fire`: runs one event through its chain and shows what happened. */

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { decodeForeignText, foreignHooksToToml, formatProblem } from '../config/index.js';
 import { readText } from '../config/files.js';
 import type { ForeignDialect } from '../dialects/dialect.js';
-import { formatProblemLines } from './format.js';
+import { formatProblemLines, printableLine } from './format.js';
 import { useColor } from './style.js';
 
 /**
@@ -15,7 +15,7 @@ export const importCommand = (dialect: ForeignDialect, given: string): number =>
   const file = resolve(given);
   const read = readText(file);
   if (!read.ok) {
-    process.stderr.write(`cosh-hooks: ${file}: ${read.error.message}\n`);
+    process.stderr.write(`cosh-hooks: ${printableLine(`${file}: ${read.error.message}`)}\n`);
     return 1;
   }
   const decoded = decodeForeignText(read.value, file, dialect);

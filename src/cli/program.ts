@@ -52,7 +52,11 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
   const program = new Command('cosh-hooks')
     .description('Run agent lifecycle hooks: JSON events in, hook decisions and notifications out.')
     .version(version, '-V, --version', 'print the version')
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // Help, version and usage errors end by throwing a CommanderError instead of calling
+    // process.exit: `main` then exits once stdout is flushed, so a lost write is seen (SPEC §6).
+    // Subcommands made below inherit it.
+    .exitOverride();
 
   const command = (name: string, description: string) =>
     addConfigOptions(

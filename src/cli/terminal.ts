@@ -49,14 +49,39 @@ export const exitWhenIdle = (status: number): void => {
 
 /** The signals that stop `run` and `fire` (SPEC §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/**
+ * Every other signal whose default action would end the process on the spot and leave the hooks'
+ * groups running ("no hook process outlives `cosh-hooks run`, whatever signal ends it"): a stray
+ * `kill -USR2`, an expired timer, a CPU-time limit (`ulimit -t`), a power event, a seccomp
+ * violation. They stop the run like the four above, but each only when nothing in the process
+ * listens to it yet: a listener (a preloaded memory probe on SIGUSR2, as the soak's census uses)
+ * already keeps the default action from ending the process, so the signal is that listener's.
+ * Not here: SIGKILL and SIGSTOP (no process can catch them), SIGBUS, SIGFPE, SIGILL and SIGSEGV
+ * (Node runs no JavaScript after a real fault), SIGABRT (Node's own abort), SIGUSR1 (Node's
+ * inspector), SIGPROF (V8's CPU profiler samples with it: `node --cpu-prof` would stop the run),
+ * SIGPIPE and SIGXFSZ (Node ignores them), and the real-time signals (Node has no name for them);
+ * see docs/reliability.md, known limits.
+ */
+export const OTHER_STOP_SIGNALS = [
+  'SIGUSR2',
+  'SIGALRM',
+  'SIGVTALRM',
+  'SIGXCPU',
+  'SIGPWR',
+  'SIGSYS',
+  'SIGSTKFLT',
+  'SIGIO',
+  'SIGTRAP',
+] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number] | (typeof OTHER_STOP_SIGNALS)[number];
 
 /** The conventional exit status of a process stopped by `signal`: 128 + its number. */
 export const signalStatus = (signal: StopSignal): number => 128 + constants.signals[signal];
 
 /**
- * On the first of SIGINT, SIGTERM, SIGHUP or SIGQUIT, calls `stop` with 128 + the signal number:
- * running hooks are cancelled (their groups get SIGTERM, then SIGKILL after the grace period) and
+ * On the first of SIGINT, SIGTERM, SIGHUP, SIGQUIT or one of `OTHER_STOP_SIGNALS`, calls `stop`
+ * with 128 + the signal number: running hooks are cancelled (their groups get SIGTERM, then SIGKILL after the grace period) and
  * the process ends once that is done. The handlers stay installed, so a later signal never falls
  * back to the default action (which would end the process and leave the groups alive): a second
  * one kills every hook group at once and exits with the status of the first.
@@ -72,5 +97,7 @@ export const onStopSignals = (stop: (status: number) => void): void => {
     killOwnedGroupsNow();
     process.exit(stopping);
   };
+  for (const signal of OTHER_STOP_SIGNALS)
+    if (process.listenerCount(signal) === 0) process.on(signal, handle);
   for (const signal of STOP_SIGNALS) process.on(signal, handle);
 };

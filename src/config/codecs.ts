@@ -4,6 +4,7 @@ import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
+import { unspawnableArgument, unspawnableEnvValue } from '../registry/spawnable.js';
 import { DIALECTS } from '../dialects/dialect.js';
 
 /*
@@ -31,6 +32,18 @@ export const NonEmptyString = new t.Type<string, string, unknown>(
   (value): value is string => typeof value === 'string' && value.trim() !== '',
   (value, context) =>
     typeof value === 'string' && value.trim() !== '' ? t.success(value) : t.failure(value, context),
+  t.identity,
+);
+
+/** A hook's command: non-empty, and text a process can be given (no NUL, under 128 KiB). */
+export const CommandText = new t.Type<string, string, unknown>(
+  'a non-empty string',
+  (value): value is string => NonEmptyString.is(value) && unspawnableArgument(value) === undefined,
+  (value, context) => {
+    if (!NonEmptyString.is(value)) return t.failure(value, context);
+    const problem = unspawnableArgument(value);
+    return problem === undefined ? t.success(value) : failWith(value, context, problem);
+  },
   t.identity,
 );
 
@@ -84,7 +97,10 @@ export const Env = new t.Type<Readonly<Record<string, string>>, Readonly<Record<
   'a table of string values',
   (value): value is Record<string, string> =>
     isRecord(value) &&
-    Object.entries(value).every(([name, text]) => ENV_NAME.test(name) && typeof text === 'string'),
+    Object.entries(value).every(
+      ([name, text]) =>
+        ENV_NAME.test(name) && typeof text === 'string' && unspawnableEnvValue(name, text) === undefined,
+    ),
   (value, context) => {
     if (!isRecord(value)) return t.failure(value, context);
     const errors: t.ValidationError[] = [];
@@ -98,6 +114,9 @@ export const Env = new t.Type<Readonly<Record<string, string>>, Readonly<Record<
         });
       } else if (typeof text !== 'string') {
         errors.push({ value: text, context: at });
+      } else {
+        const problem = unspawnableEnvValue(name, text);
+        if (problem !== undefined) errors.push({ value: text, context: at, message: problem });
       }
     }
     // fromEntries defines own properties, so even a `__proto__` variable stays an ordinary entry.
@@ -193,7 +212,7 @@ export const CONFIG_HOOK_KEYS = [
 
 /** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
 export const ConfigHook = object('a hook table', {
-  required: { command: NonEmptyString },
+  required: { command: CommandText },
   optional: {
     name: AString,
     timeout: TimeoutMs,
@@ -235,7 +254,7 @@ export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 
 /** A hook entry of `"type": "command"`; entries of other types are skipped before this codec runs. */
 export const ManifestCommandHook = object('an object', {
-  required: { command: NonEmptyString },
+  required: { command: CommandText },
   optional: {
     type: t.literal('command'),
     name: AString,

@@ -111,3 +111,41 @@ export const readText = (file: string): ReadText => {
     closeSync(fd);
   }
 };
+
+/**
+ * All of an input the user named on the command line (a file, a pipe, `0` for stdin), read to its
+ * end, blocking like any stream read, but never more than `limit` bytes: a device without end
+ * (`/dev/zero`) is an error once `limit` is passed, not a process that eats memory until it dies.
+ * The text must be UTF-8, as every input line of `run` must (a BOM is dropped).
+ */
+export const readInputText = (file: string | 0, limit: number): Result<string> => {
+  let fd: number;
+  try {
+    fd = file === 0 ? 0 : openSync(file, 'r');
+  } catch (error) {
+    return err((error as Error).message);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
+      const count = readSync(fd, chunk, 0, chunk.length, null);
+      if (count === 0) break;
+      chunks.push(chunk.subarray(0, count));
+      total += count;
+      if (total > limit)
+        return err(
+          `larger than ${limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`}`,
+        );
+    }
+    const bytes = Buffer.concat(chunks, total);
+    if (!isUtf8(bytes)) return err(`not UTF-8: invalid byte at ${invalidUtf8At(bytes)}`);
+    const text = bytes.toString('utf8');
+    return ok(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (error) {
+    return err((error as Error).message);
+  } finally {
+    if (file !== 0) closeSync(fd);
+  }
+};

@@ -26,7 +26,8 @@ export interface LoadedForeign {
 
 /**
  * Claude Code's `${CLAUDE_PLUGIN_ROOT}` is cosh's `${extensionPath}`: plugin and extension commands
- * get their folder substituted the same way (SPEC §3), and the variable is also in the environment.
+ * get their folder substituted the same way (SPEC §3: as data, never as shell code), and the
+ * variable is also in the environment.
  */
 const commandOf = (
   dialect: ForeignDialect,
@@ -37,6 +38,9 @@ const commandOf = (
   const given = commandOfDialect(dialect, command);
   if (root === undefined) return given;
   const text = dialect === 'claude' ? given.replaceAll('${CLAUDE_PLUGIN_ROOT}', '${extensionPath}') : given;
+  // As in a cosh manifest: the folders are data, never shell code (a plugin folder or a workspace
+  // named `$(…)` must not run), so they stand in the command as expansions of COSH_EXTENSION_PATH
+  // and COSH_WORKSPACE_PATH, which every such hook gets.
   return substituteCommand(text, { extensionPath: root, workspacePath: workspace });
 };
 

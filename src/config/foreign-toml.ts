@@ -28,6 +28,20 @@ const comment = (text: string): string =>
     .replace(/\u007f/g, '?')}`;
 
 /**
+ * What the TOML serializer and JSON leave raw and a terminal acts on or reorders (SPEC §6): C1
+ * controls (U+009B is a one-character CSI), the line and paragraph separators, the bidi controls.
+ */
+const UNSAFE = /[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * The output with those characters as `\uXXXX`: inside a TOML basic string (the serializer writes
+ * no other kind) that is an escape of the same character, so the config reads back the same; in
+ * a comment it is text.
+ */
+const terminalSafe = (toml: string): string =>
+  toml.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
  * Imported hooks as a `config.toml` `[hooks]` section (docs/compat.md), every string written by a
  * TOML serializer (quotes, backslashes, newlines and `"""` in a command stay exactly that text).
  * Gemini's `${/}` is the path separator, written as `/`.
@@ -60,5 +74,5 @@ export const foreignHooksToToml = (
   ].join('\n');
   // No `[hooks]` header of its own: the output can be appended to an existing config.toml.
   const body = stringify({ hooks: section });
-  return `${header}\n${body}\n`;
+  return terminalSafe(`${header}\n${body}\n`);
 };

@@ -12,6 +12,7 @@ import {
 import { isRecord, MAX_TIMEOUT_MS } from './codecs.js';
 import { jsonLocations, problemLocator } from './locate.js';
 import type { ConfigProblem, Issue, Segment } from './problems.js';
+import { unspawnableArgument } from '../registry/spawnable.js';
 
 /**
  * Hook settings of Claude Code (`settings.json`, a plugin's `hooks/hooks.json`) and Gemini CLI
@@ -149,6 +150,11 @@ class ForeignWalk {
     const problems = this.errors.length;
     if (typeof command !== 'string' || command.trim() === '')
       this.expected([...at, 'command'], 'a non-empty string', command);
+    else {
+      // A command no process can be given would never start: an error, as in config.toml.
+      const unspawnable = unspawnableArgument(command);
+      if (unspawnable !== undefined) this.errors.push({ path: [...at, 'command'], message: unspawnable });
+    }
     if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0))
       this.expected(
         [...at, 'timeout'],

@@ -1,5 +1,10 @@
 import type { EventName } from '../events/names.js';
-import { decodeHookOutputValue, decodeHookStdout, type HookOutput } from '../protocol/output.js';
+import {
+  decodeHookOutputValue,
+  decodeHookStdout,
+  plainHookValue,
+  type HookOutput,
+} from '../protocol/output.js';
 import { parseJson, isJsonObject, type JsonObject } from '../events/untrusted.js';
 import { printedBy, returnedBy } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
@@ -208,7 +213,9 @@ export const readForeignAnswer = (result: HookResult, context: AnswerContext): H
 
 /** For tests and in-process hooks: decode one answer object the way the dialect reads it. */
 export const readForeignValue = (value: unknown, context: AnswerContext): HookResult => {
-  const decoded = decodeHookOutputValue(value);
+  const plain = plainHookValue(value);
+  if (!plain.ok) return failure('invalid_output', `invalid output: ${plain.error}`);
+  const decoded = decodeHookOutputValue(plain.value);
   if (!decoded.ok) return failure('invalid_output', `invalid output: ${decoded.error}`);
-  return answer(readObject(decoded.value, isJsonObject(value) ? value : {}, context));
+  return answer(readObject(decoded.value, isJsonObject(plain.value) ? plain.value : {}, context));
 };

@@ -84,8 +84,10 @@ const shellStartFailure = (exitCode: number, stderr: string): string | undefined
  * longer starts with it. So the failure's detail and a fail_closed reason (SPEC §4.5) are always
  * the first line the hook wrote, however much it wrote after it.
  */
-const keptStderr = (outcome: ProcessOutcome): string => {
-  const { stderr, stderrFirstLine } = outcome;
+export const keptStderr = ({
+  stderr,
+  stderrFirstLine,
+}: Pick<ProcessOutcome, 'stderr' | 'stderrFirstLine'>): string => {
   if (stderrFirstLine === undefined || firstNonBlankLine(stderr) === stderrFirstLine) return stderr;
   return `${stderrFirstLine}\n${stderr}`;
 };

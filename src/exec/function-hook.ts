@@ -1,5 +1,5 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
-import { decodeHookOutputValue } from '../protocol/output.js';
+import { decodeHookOutputValue, plainHookValue } from '../protocol/output.js';
 import { isForeign } from '../dialects/dialect.js';
 import { withReturned } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
@@ -9,19 +9,35 @@ import { exceptionFailure, type FunctionExecutor } from './port.js';
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
-const classify = (value: unknown): HookResult => {
-  // A function that returns nothing has no opinion, like a command hook that prints nothing.
-  if (value === undefined || value === null) return success({ decision: 'none' });
-  const decoded = decodeHookOutputValue(value);
+/** The result of an answer already copied as plain JSON (`plainHookValue`). */
+const decodedResult = (plain: unknown): HookResult => {
+  const decoded = decodeHookOutputValue(plain);
   return decoded.ok ? success(decoded.value) : failure('invalid_output', `invalid output: ${decoded.error}`);
 };
 
-/** A hook of another dialect also answers with fields cosh drops: its reader gets the value as returned. */
+const unreadable = (error: string): HookResult => failure('invalid_output', `invalid output: ${error}`);
+
+/**
+ * A function hook's answer is read once, as plain JSON with bounds on depth and size: what the
+ * engine and its host keep is data that cannot throw, change or recurse when read again.
+ */
+const classify = (value: unknown): HookResult => {
+  // A function that returns nothing has no opinion, like a command hook that prints nothing.
+  if (value === undefined || value === null) return success({ decision: 'none' });
+  const plain = plainHookValue(value);
+  return plain.ok ? decodedResult(plain.value) : unreadable(plain.error);
+};
+
+/**
+ * A hook of another dialect also answers with fields cosh drops: its reader gets the value as
+ * returned, in its plain copy.
+ */
 const classifyFor = (hook: FunctionHook): ((value: unknown) => HookResult) =>
   isForeign(hook.dialect)
     ? (value) => {
-        const result = classify(value);
-        return value === undefined || value === null ? result : withReturned(result, value);
+        if (value === undefined || value === null) return classify(value);
+        const plain = plainHookValue(value);
+        return plain.ok ? withReturned(decodedResult(plain.value), plain.value) : unreadable(plain.error);
       }
     : classify;
 

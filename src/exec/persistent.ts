@@ -2,7 +2,7 @@ import { defer, finalize, Observable, type Subscriber } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
 import { failure, type HookResult } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
-import type { Termination } from './classify.js';
+import { keptStderr, type Termination } from './classify.js';
 import { invocationOf } from './command.js';
 import { ownGroup, releaseGroup, signalGroup } from './groups.js';
 import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
@@ -108,6 +108,18 @@ interface Request {
   readonly stderr: ReturnType<typeof tailBuffer>;
   readonly firstLine: ReturnType<typeof firstStderrLine>;
 }
+
+/**
+ * The stderr a request's failure keeps: the tail, led by the first non-blank line written since the
+ * request when the tail no longer holds it, so a fail_closed reason is that line however much the
+ * hook wrote after it (SPEC §4.5, §8), as for a process per event.
+ */
+const requestStderr = (request: Request): string =>
+  keptStderr({
+    stderr: request.stderr.text(),
+    ...(request.stderr.cut &&
+      request.firstLine.line !== undefined && { stderrFirstLine: request.firstLine.line }),
+  });
 
 /** A running persistent process. */
 interface Live {
@@ -303,7 +315,7 @@ class PersistentHook {
       this.live = undefined;
       killGroupNow(live.pgid);
       this.release(live);
-      this.emit(request.subscriber, tooLargeAnswer(this.settings.stdoutLimit, request.stderr.text()));
+      this.emit(request.subscriber, tooLargeAnswer(this.settings.stdoutLimit, requestStderr(request)));
       this.pump();
       return;
     }
@@ -318,7 +330,7 @@ class PersistentHook {
       this.live = undefined;
       this.discard(live);
     }
-    this.emit(request.subscriber, classifyAnswer(line, request.stderr.text()));
+    this.emit(request.subscriber, classifyAnswer(line, requestStderr(request)));
     this.pump();
   }
 
@@ -340,7 +352,7 @@ class PersistentHook {
     const request = this.current;
     this.current = undefined;
     if (request !== undefined || isCrash(live.termination)) {
-      const result = classifyDeath(live.termination, request?.stderr.text() ?? '');
+      const result = classifyDeath(live.termination, request === undefined ? '' : requestStderr(request));
       this.failures += 1;
       this.lastFailure = result.message;
       this.nextStartAt = this.settings.now() + backoffDelay(this.failures, this.settings.backoff);

@@ -1,6 +1,12 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { describeJsonProblem, describeThrown, jsonProblemOf, parseJson } from '../events/untrusted.js';
+import {
+  describeJsonProblem,
+  describeThrown,
+  jsonProblemOf,
+  parseJson,
+  plainJsonCopy,
+} from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
 import type { Decision } from '../events/names.js';
 import { normalizeDecision } from './decision.js';
@@ -49,6 +55,23 @@ const OBJECT_FIELDS: ReadonlySet<string> = new Set(['hookSpecificOutput', 'hook_
 export const decodeHookOutputValue = (value: unknown): DecodedOutput => {
   try {
     return decodeValue(value);
+  } catch (error) {
+    return err(`output cannot be read: ${describeThrown(error)}`);
+  }
+};
+
+/**
+ * An in-process hook's answer as plain JSON data (`plainJsonCopy`), read once: its getters,
+ * `toJSON` methods and Proxy traps run here and never again, so nothing the engine keeps or hands
+ * its host (a decision's `hook_specific_output`) can throw, change or recurse when read or
+ * written later. A value that is not an object is returned as is, for the decoder to name its
+ * type. Never throws.
+ */
+export const plainHookValue = (value: unknown): Result<unknown> => {
+  if (typeof value !== 'object' || value === null) return ok(value);
+  try {
+    const plain = plainJsonCopy(value);
+    return plain.ok ? plain : err(describeJsonProblem(plain.error, 'output'));
   } catch (error) {
     return err(`output cannot be read: ${describeThrown(error)}`);
   }

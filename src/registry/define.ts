@@ -2,6 +2,7 @@ import { isForeign, type Dialect } from '../dialects/dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
+import { unspawnableArgument, unspawnableEnvValue } from './spawnable.js';
 import {
   DEFAULT_TIMEOUT_MS,
   type CommandHook,
@@ -135,6 +136,18 @@ const toHook = (definition: HookDefinition, source: string, where: string, probl
     problems.push(
       `${where} (hook "${definition.name}"): timeout: expected an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS} (milliseconds), got ${shown(definition.timeout)}`,
     );
+  }
+  if ('command' in definition) {
+    // As the config loader does: a command or variable no process can be given would never start.
+    const unspawnable: [string, string | undefined][] = [
+      ['command', unspawnableArgument(definition.command)],
+      ...Object.entries(definition.env ?? {}).map(([name, value]): [string, string | undefined] => [
+        `env.${name}`,
+        unspawnableEnvValue(name, value),
+      ]),
+    ];
+    for (const [field, problem] of unspawnable)
+      if (problem !== undefined) problems.push(`${where} (hook "${definition.name}"): ${field}: ${problem}`);
   }
   const fields = { ...definition, matcher: toMatcher(definition, where, problems) };
   return 'run' in definition

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { lastValueFrom, map, of, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { plainJsonCopy } from '../../src/events/untrusted.js';
 import { encodeLine, type HookDecision } from '../../src/output/lines.js';
 import { hookPipeline } from '../../src/pipeline/index.js';
 import { decodeHookOutputValue, decodeHookStdout, deepMerge } from '../../src/protocol/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
+import type { HookFunction } from '../../src/registry/hook.js';
 import { commandHook, createTestScheduler, fakeExecutor, testDeps } from '../../src/testing/index.js';
 import { cli, hookTable, jsonl, jsonLines, sandbox, withoutTimes } from '../cli/helpers.js';
 
@@ -377,5 +379,133 @@ describe('cosh-hooks run and fire with a hook printing a 5,000-deep array', () =
     expect(json.code).toBe(0);
     const fired = JSON.parse(json.stdout) as { decision: Record<string, unknown> };
     expect(withoutTimes(fired.decision)['hooks']).toEqual([deepReport, afterReport]);
+  });
+});
+
+describe('an in-process answer is read once, as plain JSON, with bounds on depth and size', () => {
+  const run = async (...runs: (() => unknown)[]) => {
+    const registry = defineHooks({
+      UserPromptSubmit: runs.map((hook, index) => ({ name: `h${index + 1}`, run: hook as HookFunction })),
+    });
+    const lines = await lastValueFrom(
+      hookPipeline(
+        registry,
+        testDeps(createTestScheduler(), fakeExecutor({})),
+      )(of(prompt('a'))).output$.pipe(toArray()),
+    );
+    return lines.find((line): line is HookDecision => line.type === 'hook_decision');
+  };
+
+  it(
+    'toJSON that throws or returns 100,000 levels, a sparse array of length 2^32 - 1, a DAG of 2^60 paths: invalid_output at once',
+    { timeout: 10_000 },
+    async () => {
+      const sparse: unknown[] = [];
+      sparse.length = 2 ** 32 - 1;
+      let dag: Record<string, unknown> = { leaf: true };
+      for (let i = 0; i < 60; i++) dag = { left: dag, right: dag };
+      const decision = await run(
+        () => ({
+          decision: 'block',
+          hookSpecificOutput: {
+            a: {
+              toJSON: () => {
+                throw new Error('toJSON refused');
+              },
+            },
+          },
+        }),
+        () => ({
+          decision: 'block',
+          hookSpecificOutput: {
+            a: {
+              toJSON: () => {
+                let deep: unknown[] = [];
+                for (let i = 0; i < 100_000; i++) deep = [deep];
+                return deep;
+              },
+            },
+          },
+        }),
+        () => ({ decision: 'block', hookSpecificOutput: { sparse } }),
+        () => ({ decision: 'block', hookSpecificOutput: { dag } }),
+        () => ({ decision: 'allow' }),
+      );
+      expect(decision?.decision).toBe('allow');
+      expect(decision?.hooks.map((hook) => [hook.outcome, hook.message])).toStrictEqual([
+        ['invalid_output', 'invalid output: output cannot be read: toJSON refused'],
+        ['invalid_output', 'invalid output: hookSpecificOutput: nested deeper than 512 levels'],
+        ['invalid_output', 'invalid output: hookSpecificOutput: more than 1,000,000 values'],
+        ['invalid_output', 'invalid output: hookSpecificOutput: more than 1,000,000 values'],
+        ['ok', undefined],
+      ]);
+    },
+  );
+
+  it('getters, toJSON, Dates, Maps, NaN and __proto__ keys become data: the decision can be read and written again', async () => {
+    let reads = 0;
+    const decision = await run(() => ({
+      decision: 'allow',
+      hookSpecificOutput: {
+        when: new Date(Date.UTC(2026, 0, 2)),
+        n: Number.NaN,
+        map: new Map([['k', 1]]),
+        via: { toJSON: () => ({ x: 1 }) },
+        gone: () => 1,
+        list: [undefined, () => 1, 2],
+        ['__proto__']: { polluted: true },
+        get once() {
+          reads += 1;
+          if (reads > 1) throw new Error('read twice');
+          return 'r';
+        },
+      },
+    }));
+    const expected = {
+      when: '2026-01-02T00:00:00.000Z',
+      n: null,
+      map: {},
+      via: { x: 1 },
+      list: [null, null, 2],
+      once: 'r',
+    };
+    const output = decision?.hook_specific_output as Record<string, unknown>;
+    expect(JSON.parse(JSON.stringify(output)) as unknown).toEqual({
+      ...expected,
+      ['__proto__']: { polluted: true },
+    });
+    expect(Object.getPrototypeOf(output)).toBe(Object.prototype);
+    expect(JSON.parse(encodeLine(decision as HookDecision))).toMatchObject({
+      hook_specific_output: expected,
+    });
+    expect(reads).toBe(1);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('plainJsonCopy is JSON.parse(JSON.stringify(value)) within its bounds', () => {
+  it('for any value fast-check makes (boxed values, Maps, Sets, Dates, null prototypes, sparse arrays; 3,000 cases)', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({
+          withBoxedValues: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withTypedArray: true,
+          withObjectString: true,
+        }),
+        (value) => {
+          const text = JSON.stringify(value) as string | undefined;
+          const copied = plainJsonCopy(value);
+          expect(copied.ok).toBe(true);
+          if (copied.ok)
+            expect(copied.value).toStrictEqual(text === undefined ? undefined : JSON.parse(text));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -58,3 +58,49 @@ describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
     expect(lines.filter(isNotification).map((line) => line.event.message)).toStrictEqual([message]);
   });
 });
+
+describe('fail_closed reason of a persistent hook after a flood of stderr (SPEC §4.5, §8)', () => {
+  const reason = 'refused: the command reads ~/.ssh';
+  it.each([
+    [
+      'exits',
+      `read line; echo '${reason}' >&2; ${DEBUG_LINES}; exit 1`,
+      'exit',
+      `exited with code 1: ${reason}`,
+    ],
+    [
+      'is killed by a signal',
+      `read line; echo '${reason}' >&2; ${DEBUG_LINES}; kill -9 $$`,
+      'signal',
+      `killed by signal SIGKILL: ${reason}`,
+    ],
+    [
+      'answers a line that is not JSON',
+      `while read line; do echo '${reason}' >&2; ${DEBUG_LINES}; echo 'not json'; done`,
+      'invalid_output',
+      'invalid output: stdout is not JSON: "not json"',
+    ],
+    [
+      'answers a line over 1 MiB',
+      `read line; echo '${reason}' >&2; ${DEBUG_LINES}; head -c 1100000 /dev/zero | tr '\\0' a; sleep 5`,
+      'output_too_large',
+      'answer line exceeded 1 MiB',
+    ],
+  ])(
+    'a hook that %s: block with exactly the first line written since the request',
+    async (_what, command, outcome, message) => {
+      const registry = defineHooks({
+        PreToolUse: [{ name: 'guard', fail_closed: true, persistent: true, timeout: 20_000, command }],
+      });
+      const lines = await lastValueFrom(
+        hookPipeline(
+          registry,
+          defaultDeps(execaExecutor({ killGraceMs: 100 })),
+        )(of(event())).output$.pipe(toArray()),
+      );
+      const decision = lines.find(isDecision);
+      expect(decision).toMatchObject({ decision: 'block', reason, hooks: [{ name: 'guard', outcome }] });
+      expect(decision?.hooks[0]?.message).toBe(message);
+    },
+  );
+});

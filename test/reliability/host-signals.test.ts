@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -63,12 +63,17 @@ afterEach(() => {
 let runs = 0;
 
 /** Starts `cosh-hooks run`, collecting stdout lines as they come. */
-const startRun = (extra: readonly string[] = [], command: readonly string[] = ['run']) => {
+const startRun = (
+  extra: readonly string[] = [],
+  command: readonly string[] = ['run'],
+  nodeFlags: readonly string[] = [],
+) => {
   runs += 1;
   const pidFile = join(root, `pids-${runs}`);
   const child = spawn(
     process.execPath,
     [
+      ...nodeFlags,
       BIN,
       ...command,
       '--config',
@@ -94,8 +99,8 @@ const startRun = (extra: readonly string[] = [], command: readonly string[] = ['
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.on('close', (code) => resolve({ code, at: Date.now() })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   /** "<pgid> <grandchild pid>" per running sleeper, once its grandchild is set up. */
   const sleepers = (): { pgid: number; grandchild: number }[] => {
@@ -112,7 +117,7 @@ const startRun = (extra: readonly string[] = [], command: readonly string[] = ['
       return [];
     }
   };
-  return { child, lines, stderr: () => stderr + partial, exited, sleepers };
+  return { child, lines, stderr: () => stderr + partial, exited, sleepers, pidFile };
 };
 
 type Tool = 'Quick' | 'Sleep' | 'Stubborn' | 'StubbornShort';
@@ -232,6 +237,92 @@ describe('cosh-hooks run and fire under SIGHUP, SIGQUIT and repeated signals', (
       expect(run.stderr()).toBe('');
     },
   );
+
+  it.each([
+    'SIGUSR2',
+    'SIGALRM',
+    'SIGVTALRM',
+    'SIGXCPU',
+    'SIGPWR',
+    'SIGSYS',
+    'SIGSTKFLT',
+    'SIGIO',
+    'SIGTRAP',
+  ] as const)(
+    'every other signal whose default ends a process, %s: group gone, status 128 + n, earlier decisions written',
+    async (signal) => {
+      const run = startRun();
+      run.child.stdin.write(event('Quick', 'q1') + event('Stubborn', 'hang'));
+      const group = await stubbornGroup(run);
+      run.child.kill(signal);
+      const { code, signal: killedBy } = await run.exited;
+      expect([code, killedBy]).toStrictEqual([128 + constants.signals[signal], null]);
+      expect(decisionsOf(run.lines).map((line) => [line['seq'], line['tool_use_id']])).toStrictEqual([
+        [1, 'q1'],
+      ]);
+      await expectGone(group);
+      expect(run.stderr()).toBe('');
+    },
+  );
+
+  it('a crash of the process (an uncaught exception) while a hook runs: the group is killed on the way out', async () => {
+    const crash = join(root, 'crash.mjs');
+    // Preloaded into cosh-hooks: once the test says the hook's group is up, an exception nothing catches.
+    writeFileSync(
+      crash,
+      `import { existsSync } from 'node:fs';
+const timer = setInterval(() => {
+  if (existsSync(\`\${process.env.PID_FILE}.crash\`)) {
+    clearInterval(timer);
+    throw new Error('simulated engine crash');
+  }
+}, 20);
+timer.unref();
+`,
+    );
+    const run = startRun([], ['run'], ['--import', crash]);
+    run.child.stdin.write(event('Stubborn', 'hang'));
+    const group = await stubbornGroup(run);
+    writeFileSync(`${run.pidFile}.crash`, '');
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    expect(run.stderr()).toContain('simulated engine crash');
+    await expectGone(group);
+  });
+
+  it('a signal something in the process already listens to (a preloaded probe on SIGUSR2) is left to it: the run goes on', async () => {
+    const probe = join(root, 'probe.mjs');
+    writeFileSync(probe, `process.on('SIGUSR2', () => process.stderr.write('probe saw SIGUSR2\\n'));\n`);
+    const run = startRun([], ['run'], ['--import', probe]);
+    run.child.stdin.write(event('Quick', 'q1'));
+    expect(await waitFor(() => decisionsOf(run.lines).length === 1, 10_000)).toBe(true);
+    run.child.kill('SIGUSR2');
+    expect(await waitFor(() => run.stderr().includes('probe saw SIGUSR2'), 10_000)).toBe(true);
+    run.child.stdin.end(event('Quick', 'q2'));
+    const { code, signal } = await run.exited;
+    expect([code, signal]).toStrictEqual([0, null]);
+    expect(decisionsOf(run.lines).map((line) => line['tool_use_id'])).toStrictEqual(['q1', 'q2']);
+  });
+
+  it('SIGPROF is left to V8: a run under node --cpu-prof answers all 3,000 events and exits 0', async () => {
+    const child = spawn(process.execPath, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(root, 'profiles')}`,
+      BIN,
+      'run',
+      '--config',
+      configPath,
+      '--home',
+      home,
+      '--system-extensions-dir',
+      systemExtensions,
+    ]);
+    let lines = 0;
+    child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
+    child.stdin.end('{"hook_event_name":"Stop","session_id":"s"}\n'.repeat(3000));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect([code, lines]).toStrictEqual([0, 3000]);
+  });
 
   it.each(['SIGINT', 'SIGHUP'] as const)(
     'a second %s 100 ms after the first: the group is killed at once and the run exits with the first status',

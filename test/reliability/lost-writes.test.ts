@@ -62,6 +62,16 @@ describe('lost writes', () => {
     expect(await toDevFull([...args, ...box.flags])).toStrictEqual({ code: 1, stdout: '', stderr: ENOSPC });
   });
 
+  it.each([
+    ['--help', ['--help']],
+    ['--version', ['--version']],
+    ['run --help', ['run', '--help']],
+    ['help fire', ['help', 'fire']],
+    ['import', ['import', 'claude', box.write('settings.json', '{"hooks":{}}')]],
+  ])('%s with stdout on /dev/full: exit 1 and the message', async (_, args) => {
+    expect(await toDevFull(args)).toStrictEqual({ code: 1, stdout: '', stderr: ENOSPC });
+  });
+
   it('run whose reader closed stdout before the answers: exit 1 with EPIPE on stderr', async () => {
     const child = start(['run', ...box.flags]);
     const done = finished(child);

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import type { HookEvent } from '../../src/events/codecs.js';
 import { isDecision } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { commandHookOf, defineHooks } from '../../src/registry/define.js';
+import { cli, sandbox } from '../cli/helpers.js';
 
 /**
  * SPEC §4.2: event data never makes a hook fail to start. An event value that cannot be an
@@ -127,5 +129,102 @@ describe("the engine's variables (SPEC §3, §4.2)", () => {
       HOOK_SETTING: null,
       PATH_IS_SET: true,
     });
+  });
+});
+
+describe('configured values no process can be given are configuration errors, not hooks that never start', () => {
+  // 132,000 bytes in 66,000 characters: over the limit in bytes, and short enough for the TOML locator.
+  const BIG = 'é'.repeat(66_000);
+  const config = [
+    '[[hooks.PreToolUse]]',
+    'name = "nul-command"',
+    'command = "echo a\\u0000b"',
+    '',
+    '[[hooks.PreToolUse]]',
+    'name = "nul-env"',
+    'command = "true"',
+    'env = { A = "x\\u0000y" }',
+    '',
+    '[[hooks.PreToolUse]]',
+    'name = "big-env"',
+    'command = "true"',
+    `env = { B = "${BIG}" }`,
+    '',
+    '[[hooks.PreToolUse]]',
+    'name = "big-command"',
+    `command = "echo ${BIG}"`,
+    '',
+  ].join('\n');
+
+  it('config.toml: validate lists each with its line and field (exit 1); run exits 2', async () => {
+    const box = sandbox(config);
+    try {
+      const validated = await cli(['validate', ...box.flags]);
+      expect(validated.code).toBe(1);
+      const file = box.path('config.toml');
+      expect(validated.stdout.split('\n').filter((line) => line.startsWith('error:'))).toStrictEqual([
+        `error: ${file}:3: hooks.PreToolUse[0].command: contains a NUL byte, which no process can be given`,
+        `error: ${file}:8: hooks.PreToolUse[1].env.A: contains a NUL byte, which no process can be given`,
+        `error: ${file}:13: hooks.PreToolUse[2].env.B: 132002 bytes with its name; the system refuses a variable or argument of 128 KiB or more`,
+        `error: ${file}:17: hooks.PreToolUse[3].command: 132005 bytes; the system refuses a variable or argument of 128 KiB or more`,
+      ]);
+      const ran = await cli(['run', ...box.flags], { input: '' });
+      expect(ran.code).toBe(2);
+    } finally {
+      box.remove();
+    }
+  });
+
+  it('a manifest: that extension is not loaded, with a warning naming the field', async () => {
+    const box = sandbox('');
+    try {
+      const folder = box.path('extensions/bad');
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(folder, 'cosh-extension.json'),
+        JSON.stringify({
+          name: 'bad',
+          hooks: {
+            Stop: [{ hooks: [{ type: 'command', name: 'h', command: 'true', env: { A: 'x\u0000' } }] }],
+          },
+        }),
+      );
+      const validated = await cli(['validate', ...box.flags, '--extensions-dir', box.path('extensions')]);
+      expect(validated.stdout).toContain('extension not loaded: 1 problem in its manifest');
+      expect(validated.stdout).toContain(
+        'hooks.Stop[0].hooks[0].env.A: contains a NUL byte, which no process can be given',
+      );
+    } finally {
+      box.remove();
+    }
+  });
+
+  it('Claude Code settings (--claude-settings, import): an error naming the field', async () => {
+    const box = sandbox('');
+    try {
+      const settings = box.write(
+        'settings.json',
+        JSON.stringify({
+          hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'echo a\u0000b' }] }] },
+        }),
+      );
+      const message = `error: ${settings}:1: hooks.PreToolUse[0].hooks[0].command: contains a NUL byte, which no process can be given`;
+      const validated = await cli(['validate', ...box.flags, '--claude-settings', settings]);
+      expect([validated.code, validated.stdout.split('\n')[0]]).toStrictEqual([1, message]);
+      const imported = await cli(['import', 'claude', settings]);
+      expect([imported.code, imported.stderr.split('\n')[0]]).toStrictEqual([1, message]);
+      expect(imported.stdout).not.toContain('echo');
+    } finally {
+      box.remove();
+    }
+  });
+
+  it('defineHooks throws a HookDefinitionError naming event, position, hook and field', () => {
+    expect(() => defineHooks({ Stop: [{ name: 'h', command: 'echo \u0000' }] })).toThrow(
+      'Stop[0] (hook "h"): command: contains a NUL byte, which no process can be given',
+    );
+    expect(() => defineHooks({ Stop: [{ name: 'h', command: 'true', env: { A: BIG } }] })).toThrow(
+      'Stop[0] (hook "h"): env.A: 132002 bytes with its name; the system refuses a variable or argument of 128 KiB or more',
+    );
   });
 });

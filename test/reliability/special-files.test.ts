@@ -248,3 +248,76 @@ describe('files that are fine', () => {
     },
   );
 });
+
+describe('fire --event-file (the event is read as a stream, bounded)', () => {
+  const dir = join(root, 'event-file');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.toml'), '[[hooks.PreToolUse]]\nname = "guard"\ncommand = "true"\n');
+  const flags = ['--config', join(dir, 'config.toml'), '--home', dir, '--system-extensions-dir', dir];
+
+  /** `fire` under a 4 GB address-space limit: reading a device without end fails it, not the host. */
+  const fire = (eventFile: string, input?: string) =>
+    new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          'ulimit -v 4000000; exec "$@"',
+          'sh',
+          process.execPath,
+          BIN,
+          'fire',
+          'PreToolUse',
+          '--event-file',
+          eventFile,
+          ...flags,
+        ],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(input ?? '');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({
+          code,
+          signal,
+          stdout: Buffer.concat(out).toString(),
+          stderr: Buffer.concat(err).toString(),
+        });
+      });
+    });
+
+  it('/dev/zero: exit 1, "larger than 32 MiB", no crash', { timeout: 30_000 }, async () => {
+    const result = await fire('/dev/zero');
+    expect([result.code, result.signal, result.stdout]).toStrictEqual([1, null, '']);
+    expect(result.stderr).toBe('cosh-hooks: cannot read /dev/zero: larger than 32 MiB\n');
+  });
+
+  it('bytes that are not UTF-8: exit 1 naming where', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'latin1.json');
+    writeFileSync(file, Buffer.from('{"tool_name":\n"caf\xe9"}', 'latin1'));
+    const result = await fire(file);
+    expect([result.code, result.stdout]).toStrictEqual([1, '']);
+    expect(result.stderr).toBe(
+      `cosh-hooks: cannot read ${file}: not UTF-8: invalid byte at line 2, byte offset 18\n`,
+    );
+  });
+
+  it('a FIFO with a writer and stdin (-) are read whole', { timeout: 30_000 }, async () => {
+    const fifo = join(dir, 'event.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `printf '%s' '{"tool_name":"from-fifo"}' > "$0"`, fifo]);
+    const viaFifo = await fire(fifo);
+    writer.kill();
+    expect([viaFifo.code, viaFifo.stderr]).toStrictEqual([0, '']);
+    expect(viaFifo.stdout).toContain('tool from-fifo');
+    const viaStdin = await fire('-', '{"tool_name":"from-stdin"}');
+    expect([viaStdin.code, viaStdin.stderr]).toStrictEqual([0, '']);
+    expect(viaStdin.stdout).toContain('tool from-stdin');
+  });
+});

@@ -1,3 +1,4 @@
+import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { printable, printableJson, printableLine } from '../../src/cli/format.js';
 import { cli, hookTable, prints, sandbox } from '../cli/helpers.js';
@@ -112,5 +113,56 @@ describe('list and fire show hook text escaped', () => {
     expect(code).toBe(1);
     expect(RAW.test(stdout)).toBe(false);
     expect(stdout).toBe(`error: ${box.path(`missing${ESCAPED}.toml`)}: file not found\n1 error\n`);
+  });
+});
+
+describe('diagnostics on stderr quote file names and contents escaped', () => {
+  it('fire --event-file: a missing file with escapes in its name, and a file whose text is not JSON', async () => {
+    const missing = await cli([
+      'fire',
+      'PreToolUse',
+      '--event-file',
+      box.path(`gone${RETITLE}.json`),
+      ...box.flags,
+    ]);
+    expect(missing.code).toBe(1);
+    expect(RAW.test(missing.stderr)).toBe(false);
+    expect(missing.stderr).toContain(`cannot read ${box.path(`gone${ESCAPED}.json`)}: ENOENT`);
+    const garbled = box.write(`event${RETITLE}.json`, `{"tool_name":${RETITLE}\u2028}`);
+    const bad = await cli(['fire', 'PreToolUse', '--event-file', garbled, ...box.flags]);
+    expect(bad.code).toBe(1);
+    expect(RAW.test(bad.stderr)).toBe(false);
+    expect(bad.stderr.split('\n')).toHaveLength(2);
+    expect(bad.stderr).toMatch(
+      /^cosh-hooks: .*event\\x1b\]0;pwned\\x07\.json is not JSON: .*\\x1b\]0;pwned\\x07/,
+    );
+  });
+
+  it('fire --input that is not JSON, and import of a missing file: escaped, one line', async () => {
+    const input = await cli(['fire', 'PreToolUse', '--input', `{"a":${RETITLE}\n`, ...box.flags]);
+    expect(input.code).toBe(1);
+    expect(RAW.test(input.stderr)).toBe(false);
+    expect(input.stderr.split('\n')).toHaveLength(2);
+    const imported = await cli(['import', 'claude', box.path(`gone${RETITLE}\nx.json`)]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toBe(`cosh-hooks: ${box.path(`gone${ESCAPED}\\nx.json`)}: file not found\n`);
+  });
+});
+
+describe('import writes TOML with nothing raw', () => {
+  it('a command, name and file path with C1, U+2028 and bidi controls: escaped in the TOML, the same strings when read back', async () => {
+    const command = `echo \u009b31m\u2028next\u202eelbisiv${RETITLE}`;
+    const file = box.write(
+      `settings\u2029.json`,
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, name: `n\u2028` }] }] },
+      }),
+    );
+    const { code, stdout } = await cli(['import', 'claude', file]);
+    expect(code).toBe(0);
+    expect(RAW.test(stdout)).toBe(false);
+    expect(stdout).toContain('\\u009b31m\\u2028next\\u202e');
+    const parsed = parse(stdout) as { hooks: { PreToolUse: { name: string; command: string }[] } };
+    expect(parsed.hooks.PreToolUse[0]).toMatchObject({ name: `n\u2028`, command });
   });
 });
