@@ -34,7 +34,7 @@ const comment = (text: string): string =>
 const UNSAFE = /[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
- * The output with those characters as `\uXXXX`: inside a TOML basic string (the serializer writes
+ * The output with those characters as `\u` and four hex digits: inside a TOML basic string (the serializer writes
  * no other kind) that is an escape of the same character, so the config reads back the same; in
  * a comment it is text.
  */

@@ -305,22 +305,10 @@ timer.unref();
   });
 
   it('SIGPROF is left to V8: a run under node --cpu-prof answers all 3,000 events and exits 0', async () => {
-    const child = spawn(process.execPath, [
-      '--cpu-prof',
-      `--cpu-prof-dir=${join(root, 'profiles')}`,
-      BIN,
-      'run',
-      '--config',
-      configPath,
-      '--home',
-      home,
-      '--system-extensions-dir',
-      systemExtensions,
-    ]);
-    let lines = 0;
-    child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
-    child.stdin.end('{"hook_event_name":"Stop","session_id":"s"}\n'.repeat(3000));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const run = startRun([], ['run'], ['--cpu-prof', `--cpu-prof-dir=${join(root, 'profiles')}`]);
+    run.child.stdin.end('{"hook_event_name":"Stop","session_id":"s"}\n'.repeat(3000));
+    const { code } = await run.exited;
+    const lines = run.lines.length;
     expect([code, lines]).toStrictEqual([0, 3000]);
   });
 
