@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { err, ok, type Result } from '../result.js';
+import { describeThrown } from '../events/untrusted.js';
 
 /** Why a file's text cannot be had; `missing` when there is no such file (some files may be absent). */
 export interface ReadProblem {
@@ -123,7 +124,7 @@ export const readInputText = (file: string | 0, limit: number): Result<string> =
   try {
     fd = file === 0 ? 0 : openSync(file, 'r');
   } catch (error) {
-    return err((error as Error).message);
+    return err(describeThrown(error));
   }
   try {
     const chunks: Buffer[] = [];
@@ -144,7 +145,7 @@ export const readInputText = (file: string | 0, limit: number): Result<string> =
     const text = bytes.toString('utf8');
     return ok(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    return err((error as Error).message);
+    return err(describeThrown(error));
   } finally {
     if (file !== 0) closeSync(fd);
   }
