@@ -1,9 +1,14 @@
 import type { Decision } from '../events/names.js';
 import type { HookOutput } from './output.js';
 
-/** Why a hook failed (SPEC §4.4); `exception` is an in-process function hook that threw or errored. */
+/**
+ * Why a hook failed (SPEC §4.4); `exception` is an in-process function hook that threw or errored;
+ * `queue_timeout` is a hook that never got its turn: the wait for a process slot or for a
+ * persistent hook's queue outlasted its bound (SPEC §4.2). It is not the hook's own `timeout`.
+ */
 export const FAILURE_KINDS = [
   'timeout',
+  'queue_timeout',
   'exit',
   'signal',
   'spawn',
