@@ -67,6 +67,7 @@ describe('hook output decoder under random input', () => {
   it('failure kinds are a closed set', () => {
     expect([...FAILURE_KINDS]).toEqual([
       'timeout',
+      'queue_timeout',
       'exit',
       'signal',
       'spawn',
