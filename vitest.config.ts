@@ -1,9 +1,34 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Two tiers. `fast` is what `npm test` runs (the README's test command, ≤ 90 s on 2 cores): unit,
+ * marble, type, docs, integration and CLI tests. `slow` holds the tests that are slow by nature
+ * (signal storms, special files, property runs over thousands of inputs, the packed tarball
+ * installed into a host, the spawn helper under memory pressure); `npm run test:all` runs both
+ * tiers and is what CI runs.
+ */
+const SLOW = [
+  'test/reliability/host-signals.test.ts',
+  'test/reliability/special-files.test.ts',
+  'test/reliability/lost-writes.test.ts',
+  'test/reliability/catastrophic-matchers.test.ts',
+  'test/reliability/process-limits.test.ts',
+  'test/reliability/terminal-output.test.ts',
+  'test/reliability/*.property.test.ts',
+  'test/integration/spawn-helper.test.ts',
+  'test/package/consumer.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] },
+      },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });

@@ -446,9 +446,7 @@ describe('cosh-extension.json and state files under mutation', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     writeFileSync(mutatedManifest, `{"name": "deep", "x": ${deep}, "hooks": {"PreToolUse": 3}}`);
     setHooksState(`{"x": ${deep}, "disabled": 3}`);
-    const started = Date.now();
     const result = load(options);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(result.warnings.map(({ file, line, path }) => ({ file, line, path }))).toStrictEqual([
       { file: hooksState, line: 1, path: 'disabled' },
       { file: mutatedManifest, line: undefined, path: undefined },
