@@ -30,7 +30,9 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-5, 7, 8, comma-separated; memory is in npm run soak)`;
+  --only LIST  run only these measurements (1-5, 7, 8, comma-separated; memory is in npm run soak);
+               results go to bench/results/latest-partial.json
+Only a full run (neither flag) writes bench/results/latest.json.`;
 
 interface Flags {
   readonly quick: boolean;
@@ -52,8 +54,11 @@ const parseFlags = (args: readonly string[]): Flags | string => {
   return { quick, ...(only !== undefined && { only }) };
 };
 
-const resultsPath = (quick: boolean): string =>
-  fileURLToPath(new URL(`../../bench/results/${quick ? 'latest-quick' : 'latest'}.json`, import.meta.url));
+/** A partial run (`--quick` or `--only`) never overwrites the full result file. */
+const resultsPath = (flags: Flags): string => {
+  const name = flags.quick ? 'latest-quick' : flags.only !== undefined ? 'latest-partial' : 'latest';
+  return fileURLToPath(new URL(`../../bench/results/${name}.json`, import.meta.url));
+};
 
 /** Writes the file whole or not at all (a .tmp file renamed into place). */
 const writeResults = (path: string, data: unknown): void => {
@@ -61,6 +66,13 @@ const writeResults = (path: string, data: unknown): void => {
   writeFileSync(`${path}.tmp`, `${JSON.stringify(data, null, 2)}\n`);
   renameSync(`${path}.tmp`, path);
 };
+
+/**
+ * A row is flagged when the machine was already this busy (1-minute load per core) as its
+ * measurement started: its numbers, ratios included, carry other processes' noise.
+ */
+const LOADED_SHARE = 0.5;
+const underLoad = (load: number, cores: number): boolean => load >= LOADED_SHARE * cores;
 
 const main = async (): Promise<number> => {
   const flags = parseFlags(process.argv.slice(2));
@@ -76,6 +88,8 @@ const main = async (): Promise<number> => {
   const fixtures = createFixtures();
   const context: Context = { quick: flags.quick, fixtures, log };
   const rows: Row[] = [];
+  /** The 1-minute load average when each row's measurement started. */
+  const loadOf = new Map<string, number>();
   const raw: Record<string, unknown> = {};
   const durations: Record<string, number> = {};
   const started = performance.now();
@@ -83,7 +97,9 @@ const main = async (): Promise<number> => {
     for (const [id, measure] of Object.entries(MEASUREMENTS)) {
       if (flags.only !== undefined && !flags.only.includes(id)) continue;
       const start = performance.now();
+      const loadBefore = loadAverage()[0] ?? 0;
       const measured = await measure(context);
+      for (const row of measured.rows) loadOf.set(row.id, loadBefore);
       durations[id] = Math.round(performance.now() - start);
       rows.push(...measured.rows);
       Object.assign(raw, measured.raw);
@@ -94,20 +110,34 @@ const main = async (): Promise<number> => {
   }
   const totalMs = Math.round(performance.now() - started);
   const table = markdownTable(rows);
+  const loaded = rows.filter((row) => underLoad(loadOf.get(row.id) ?? 0, machine.cores)).map((row) => row.id);
+  process.stdout.write(
+    `\nload before/after: ${machine.load.join(' ')} / ${loadAverage().join(' ')} (${machine.cores} cores)\n`,
+  );
   process.stdout.write(`\n${table}\n\n`);
+  if (loaded.length > 0) {
+    process.stdout.write(
+      `measured under load (1-minute load ≥ ${LOADED_SHARE} × cores when the row started; re-run on a quiet machine): ${loaded.join(', ')}\n`,
+    );
+  }
   const misses = rows.filter((row) => verdictOf(row) === 'miss').map((row) => row.id);
   process.stdout.write(
     `${rows.filter((row) => verdictOf(row) === 'pass').length} pass, ${misses.length} miss${misses.length > 0 ? ` (${misses.join(', ')})` : ''}; ${(totalMs / 1000).toFixed(1)} s\n`,
   );
-  const path = resultsPath(flags.quick);
+  const path = resultsPath(flags);
   writeResults(path, {
     date: new Date().toISOString(),
-    mode: flags.quick ? 'quick' : 'full',
+    mode: flags.quick ? 'quick' : flags.only !== undefined ? `only ${flags.only.join(',')}` : 'full',
     machine,
     loadAfter: loadAverage(),
     totalMs,
     durationsMs: durations,
-    rows: rows.map((row) => ({ ...row, verdict: verdictOf(row) })),
+    rows: rows.map((row) => ({
+      ...row,
+      verdict: verdictOf(row),
+      loadAtStart: loadOf.get(row.id),
+      underLoad: loaded.includes(row.id),
+    })),
     table,
     raw,
   });
