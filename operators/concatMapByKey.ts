@@ -18,12 +18,14 @@ import {
  * memory for finished ones.
  *
  * ```
- * input:   -a1-b1-a2-----|       (letter = key)
+ * input:   -a-b-c-------|     a = a1, b = b1, c = a2 (key = first letter: a1 and a2 share one)
  * a1:       ----A|
- * b1:          ----B|
- * a2:              -C|           (starts when a1 is done)
- * output:  -----A--B--C--|
+ * b1:         ----B|
+ * a2:            --C|         (subscribed at 6, when a1 is done, not at 5)
+ * output:  -----A-BC----|
  * ```
+ *
+ * (This is the first case of its spec, test/unit/operators/concatMapByKey.test.ts.)
  *
  * Example: `events$.pipe(concatMapByKey((e) => e.session_id, runEvent))`
  */
