@@ -467,6 +467,90 @@ describe('persistent hooks: recycling (exit 0 after answering)', () => {
   });
 });
 
+describe('persistent hooks: the wait for the process is bounded on its own', () => {
+  it("a queued event's wait does not count against its timeout; a wait past the bound is queue_timeout, and it is never sent", async () => {
+    const log = scratchFile('queue');
+    writeFileSync(log, '');
+    const run = drive(
+      [keeper({ timeout: 1500, fail_closed: true, env: { LOG: log } } as Partial<HookDefinition>)],
+      {},
+      { concurrency: 'per-session' },
+    );
+    const pid = pidOf(await run.send({ action: 'pid', n: 0 }));
+    // Three sessions on one process, 900 ms of work each: the second waits ~900 ms and runs 900 ms
+    // (1800 ms in all, past its 1500 ms timeout, yet in time: its own run is 900 ms); the third
+    // would wait ~1800 ms, past the bound (the hook's timeout, 1500 ms), so it never starts.
+    const answers = await Promise.all([
+      run.send({ action: 'slow', n: 1, ms: 900 }, { session_id: 'a' }),
+      run.send({ action: 'slow', n: 2, ms: 900 }, { session_id: 'b' }),
+      run.send({ action: 'slow', n: 3, ms: 900 }, { session_id: 'c' }),
+    ]);
+    expect(answers.map((answer) => [answer.decision, report(answer)?.outcome])).toEqual([
+      ['allow', 'ok'],
+      ['allow', 'ok'],
+      ['block', 'queue_timeout'],
+    ]);
+    expect(answers[2]?.reason).toBe(
+      'hook "keeper" failed closed: waited 1500 ms for its turn and never started',
+    );
+    expect(answers.slice(0, 2).map((answer) => answer.hook_specific_output)).toEqual([
+      { pid, seen: 2, n: 1 },
+      { pid, seen: 3, n: 2 },
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe(`boot ${pid}\nstart 0\nend 0\nstart 1\nend 1\nstart 2\nend 2\n`);
+  });
+});
+
+describe('persistent hooks in a dialect: the answer line is read as that agent reads JSON', () => {
+  const ECHO = `node ${join(FIXTURES, 'persistent-echo.mjs')}`;
+  const echo = (dialect: 'claude' | 'gemini'): HookDefinition =>
+    ({ name: dialect, command: ECHO, persistent: true, dialect }) as HookDefinition;
+
+  it('claude: continue:false is a block with its stopReason', async () => {
+    const run = drive([echo('claude')]);
+    const answer = await run.send({
+      reply: '{"continue":false,"stopReason":"stop here","cosh_request_id":"$ID"}',
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'stop here' });
+    expect(answer.hook_specific_output).toEqual({ continue: false, stop_reason: 'stop here' });
+  });
+
+  it('claude: permissionDecision deny is a block with its reason', async () => {
+    const run = drive([echo('claude')]);
+    const answer = await run.send({
+      reply: JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'deny',
+          permissionDecisionReason: 'not here',
+        },
+        cosh_request_id: '$ID',
+      }),
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'not here' });
+  });
+
+  it('gemini: a double-encoded deny is a block (the id inside the encoded object)', async () => {
+    const run = drive([echo('gemini')]);
+    const answer = await run.send({
+      reply: JSON.stringify(
+        JSON.stringify({ decision: 'deny', reason: 'denied twice over', cosh_request_id: '$ID' }),
+      ),
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'denied twice over' });
+  });
+
+  it.each(['claude', 'gemini'] as const)(
+    '%s: plain text has no line form: invalid_output (a fail_closed hook blocks), never pass-through',
+    async (dialect) => {
+      const run = drive([{ ...echo(dialect), fail_closed: true } as HookDefinition]);
+      const answer = await run.send({ reply: 'looks fine to me' });
+      expect(report(answer)).toMatchObject({ outcome: 'invalid_output' });
+      expect(answer.decision).toBe('block');
+    },
+  );
+});
+
 describe('persistent hooks: fail_closed', () => {
   it('blocks a timeout with the first stderr line written since the request', async () => {
     const run = drive([keeper({ timeout: 1500, fail_closed: true })]);
