@@ -540,6 +540,19 @@ describe('persistent hooks in a dialect: the answer line is read as that agent r
     expect(answer).toMatchObject({ decision: 'block', reason: 'denied twice over' });
   });
 
+  it('claude: exit status 2 blocks the event in flight, with its stderr as the reason', async () => {
+    const run = drive([
+      {
+        name: 'exit2',
+        command: `read line; echo 'rm is not allowed here' >&2; exit 2`,
+        persistent: true,
+        dialect: 'claude',
+      } as HookDefinition,
+    ]);
+    const answer = await run.send({ command: 'rm -rf /' });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'rm is not allowed here' });
+  });
+
   it.each(['claude', 'gemini'] as const)(
     '%s: plain text has no line form: invalid_output (a fail_closed hook blocks), never pass-through',
     async (dialect) => {
