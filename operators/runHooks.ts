@@ -109,7 +109,8 @@ const withDeadlines = (
         switchMap((phase): Observable<HookEmission> => {
           if (phase === 'run')
             return timer(timeoutMs, scheduler).pipe(map(() => timeoutFailure(timeoutMs, stderrFirstLine())));
-          if (phase === 'queue') return timer(queueMs, scheduler).pipe(map(() => queueTimeoutFailure(queueMs)));
+          if (phase === 'queue')
+            return timer(queueMs, scheduler).pipe(map(() => queueTimeoutFailure(queueMs)));
           return EMPTY;
         }),
       ),

@@ -99,12 +99,7 @@ const carrier = (value: unknown, dialect: Dialect | undefined): unknown => {
  * id is never attached: plain text has no line form, so no dialect can read it as an answer.
  * `stderr` is what the hook wrote to stderr since the request (kept on a failure, for fail_closed).
  */
-export const readAnswerLine = (
-  line: string,
-  id: string,
-  stderr: string,
-  dialect?: Dialect,
-): AnswerLine => {
+export const readAnswerLine = (line: string, id: string, stderr: string, dialect?: Dialect): AnswerLine => {
   const text = line.trim();
   if (text === '') return stray('an empty line', stderr);
   const parsed = parseJson(text);
