@@ -78,16 +78,17 @@ const nextPhase = ({ phase, first }: PhaseState, emission: HookEmission): PhaseS
 };
 
 /**
- * The deadlines of one hook's emissions (SPEC §4.2): the hook's `timeoutMs` counts from subscribe,
- * or, when the executor says first that the hook must wait (`queued`), from its `started`; the wait
- * itself is bounded by `queueMs`. A missed deadline is one more emission, a `timeout` or a
+ * The deadlines of one hook's emissions (docs/persistent.md#time): the hook's `timeoutMs` counts
+ * from subscribe, or, when the executor says first that the hook must wait (`queued`), from its
+ * `started`; the wait itself is bounded by `queueMs`. A missed deadline is one more emission, a `timeout` or a
  * `queue_timeout` failure; the first result downstream ends the run (and unsubscribes the hook).
+ * As `runHook` uses it (timeoutMs = queueMs = 7):
  *
  * ```
- * executor: q---s-----R|     q = queued, s = started, R = its result; timeoutMs = queueMs = 7
- * output:   q---s-----R|     R at 4+6 is in time: the 4 frames in the queue do not count
- * executor: q--------s-R|
- * output:   q------(Q|)      Q = queue_timeout at frame 7: the hook never started
+ * executor: q---s-----R|     q = queued, s = started, R = its result
+ * result:   ----------(R|)   R at 4+6 is in time: the 4 frames in the queue do not count
+ * executor: q--------s-R|    (its subscription: ^------!)
+ * result:   -------(Q|)      Q = queue_timeout at frame 7: the hook never started
  * ```
  */
 const withDeadlines = (

@@ -93,10 +93,11 @@ const carrier = (value: unknown, dialect: Dialect | undefined): unknown => {
  * Reads one answer line (without its newline) for the request `id`. Pure.
  *
  * Only a JSON object holding `"cosh_request_id": id` answers; its other fields are read as a
- * per-event hook's stdout (SPEC §4.3). The line stays attached to the result (`withPrinted`), so a
- * hook of another dialect is read the way its agent reads a JSON answer (`continue: false`,
- * `permissionDecision`, Gemini's double-encoded output: src/dialects/answer.ts). A line without the
- * id is never attached: plain text has no line form, so no dialect can read it as an answer.
+ * per-event hook's stdout (docs/protocol.md). The line stays attached to the result
+ * (`withPrinted`), so a hook of another dialect is read the way its agent reads a JSON answer
+ * (`continue: false`, `permissionDecision`, Gemini's double-encoded output: src/dialects/answer.ts).
+ * A line without the id is never attached: plain text has no line form, so no dialect can read it
+ * as an answer.
  * `stderr` is what the hook wrote to stderr since the request (kept on a failure, for fail_closed).
  */
 export const readAnswerLine = (line: string, id: string, stderr: string, dialect?: Dialect): AnswerLine => {
