@@ -177,7 +177,7 @@ describe('persistent hooks: one process, many events', () => {
 
 describe('persistent hooks: failures', () => {
   it('times out, kills the whole group, and starts a fresh process for the next event', async () => {
-    const run = drive([keeper({ timeout: 400 })]);
+    const run = drive([keeper({ timeout: 1500 })]);
     const before = await run.send({ action: 'child' });
     const pid = pidOf(before);
     const grandchild = (before.hook_specific_output as { child: number }).child;

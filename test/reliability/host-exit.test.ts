@@ -37,9 +37,11 @@ afterEach(() => {
 const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
 
 /** Runs the host to its end; a host that does not end by itself within `withinMs` is killed and reported. */
-const runHost = (command: string, withinMs = 30_000) =>
+const runHost = (command: string, options: Record<string, unknown> = {}, withinMs = 30_000) =>
   new Promise<{ code: number | null; signal: string | null; stdout: string; hung: boolean }>((resolve) => {
-    const child = spawn(process.execPath, [HOST, ENTRY, command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [HOST, ENTRY, command, JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     let hung = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,14 +61,17 @@ const pidsIn = (file: string): number[] =>
     .filter((line) => line !== '')
     .map(Number);
 
-describe('a library host with a persistent hook exits by itself (issue 20)', () => {
+describe.each([
+  ['spawned directly', {}],
+  ['through the spawn helper', { spawnHelper: 'always' }],
+])('a library host with a persistent hook exits by itself (issue 20), %s', (_how, options) => {
   it('after its last decision, with its run and dispatcher left open; the hook got EOF and is gone', async () => {
     const log = join(scratch, 'log-eof');
     const pids = join(scratch, 'pids-eof');
     writeFileSync(log, '');
     writeFileSync(pids, '');
     const command = `LOG=${shWord(log)} PIDFILE=${shWord(pids)} node ${shWord(KEEPER)}`;
-    const result = await runHost(command);
+    const result = await runHost(command, options);
     for (const pid of pidsIn(pids)) leftovers.add(pid);
     expect(result).toEqual({
       code: 0,
@@ -84,7 +89,7 @@ describe('a library host with a persistent hook exits by itself (issue 20)', () 
     const pids = join(scratch, 'pids-stubborn');
     writeFileSync(pids, '');
     const command = `IGNORE_EOF=1 PIDFILE=${shWord(pids)} node ${shWord(KEEPER)}`;
-    const result = await runHost(command);
+    const result = await runHost(command, options);
     for (const pid of pidsIn(pids)) leftovers.add(pid);
     expect(result).toMatchObject({ code: 0, hung: false });
     expect(result.stdout.endsWith('done\n')).toBe(true);
