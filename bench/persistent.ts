@@ -14,7 +14,8 @@ import { interleave, timed, type Counts } from './timing.js';
 /**
  * The same hook in both modes: it answers every line it reads, so run per event it answers its one
  * line and exits at EOF, and run persistent it answers line after line. Each parses the event and
- * answers with the JSON library of its language, as real hooks do.
+ * answers with the JSON library of its language, as real hooks do, echoing the request id a
+ * persistent hook's answer must hold (absent per event, where it is not needed).
  */
 const LOOP_HOOKS = {
   'allow-loop.py': `import json
@@ -22,14 +23,18 @@ import sys
 
 for line in sys.stdin:
     event = json.loads(line)
-    sys.stdout.write(json.dumps({"decision": "allow", "reason": "checked " + event["tool_name"]}) + "\\n")
+    answer = {"decision": "allow", "reason": "checked " + event["tool_name"]}
+    if "cosh_request_id" in event:
+        answer["cosh_request_id"] = event["cosh_request_id"]
+    sys.stdout.write(json.dumps(answer) + "\\n")
     sys.stdout.flush()
 `,
   'allow-loop.mjs': `import { createInterface } from 'node:readline';
 
 for await (const line of createInterface({ input: process.stdin })) {
   const event = JSON.parse(line);
-  process.stdout.write(JSON.stringify({ decision: 'allow', reason: 'checked ' + event.tool_name }) + '\\n');
+  const answer = { decision: 'allow', reason: 'checked ' + event.tool_name, cosh_request_id: event.cosh_request_id };
+  process.stdout.write(JSON.stringify(answer) + '\\n');
 }
 `,
 } as const;

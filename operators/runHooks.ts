@@ -1,13 +1,22 @@
 import {
   catchError,
   concatMap,
+  connect,
   defaultIfEmpty,
   defer,
+  distinctUntilChanged,
+  EMPTY,
+  endWith,
   filter,
   map,
+  merge,
   of,
+  scan,
+  startWith,
+  switchMap,
   take,
-  timeout,
+  timer,
+  type MonoTypeOperatorFunction,
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
@@ -25,7 +34,7 @@ import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
 import { redactedEvent, redactResult } from '../src/protocol/redact.js';
 import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
-import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
+import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 import { translateDialect } from './translateDialect.js';
 
@@ -42,12 +51,83 @@ const isStderrNotice = (emission: HookEmission): emission is StderrNotice =>
   isProgress(emission) && emission.progress === 'stderr';
 
 /**
+ * Which clock runs: the hook's own (`run`), the wait for its turn (`queue`), or none (`done`: it
+ * exited, answered or completed).
+ */
+type Phase = 'run' | 'queue' | 'done';
+
+interface PhaseState {
+  readonly phase: Phase;
+  readonly first: boolean;
+}
+
+/** A `queued` notice counts only as the first emission; `started` ends the wait; an end ends both. */
+const nextPhase = ({ phase, first }: PhaseState, emission: HookEmission): PhaseState => {
+  if (phase === 'done') return { phase, first: false };
+  if (!isProgress(emission)) return { phase: 'done', first: false };
+  switch (emission.progress) {
+    case 'queued':
+      return { phase: first ? 'queue' : phase, first: false };
+    case 'started':
+      return { phase: phase === 'queue' ? 'run' : phase, first: false };
+    case 'exited':
+      return { phase: 'done', first: false };
+    default:
+      return { phase, first: false };
+  }
+};
+
+/**
+ * The deadlines of one hook's emissions (docs/persistent.md#time): the hook's `timeoutMs` counts
+ * from subscribe, or, when the executor says first that the hook must wait (`queued`), from its
+ * `started`; the wait itself is bounded by `queueMs`. A missed deadline is one more emission, a `timeout` or a
+ * `queue_timeout` failure; the first result downstream ends the run (and unsubscribes the hook).
+ * As `runHook` uses it (timeoutMs = queueMs = 7):
+ *
+ * ```
+ * executor: q---s-----R|     q = queued, s = started, R = its result
+ * result:   ----------(R|)   R at 4+6 is in time: the 4 frames in the queue do not count
+ * executor: q--------s-R|    (its subscription: ^------!)
+ * result:   -------(Q|)      Q = queue_timeout at frame 7: the hook never started
+ * ```
+ */
+const withDeadlines = (
+  timeoutMs: number,
+  queueMs: number,
+  stderrFirstLine: () => string | undefined,
+  scheduler: SchedulerLike,
+): MonoTypeOperatorFunction<HookEmission> =>
+  connect((emissions) =>
+    merge(
+      emissions,
+      emissions.pipe(
+        scan(nextPhase, { phase: 'run', first: true }),
+        map(({ phase }) => phase),
+        startWith<Phase>('run'),
+        // An executor that completes without a result (a broken contract) leaves no clock running.
+        endWith<Phase>('done'),
+        distinctUntilChanged(),
+        switchMap((phase): Observable<HookEmission> => {
+          if (phase === 'run')
+            return timer(timeoutMs, scheduler).pipe(map(() => timeoutFailure(timeoutMs, stderrFirstLine())));
+          if (phase === 'queue')
+            return timer(queueMs, scheduler).pipe(map(() => queueTimeoutFailure(queueMs)));
+          return EMPTY;
+        }),
+      ),
+    ),
+  );
+
+/**
  * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
- * executor runs it (`deps.executor`, the port). The deadline is `timeout` on the scheduler, armed
+ * executor runs it (`deps.executor`, the port). The deadline is a timer on the scheduler, armed
  * until the first result or `exited` notice (so the stdout drain after a hook exited in time never
  * turns into a timeout); missing it unsubscribes the hook, which cancels it (a process group is
- * killed), and yields a `timeout` result carrying the stderr line seen so far. An error or an empty
- * completion of the executor (which breaks the port's contract) becomes a failure.
+ * killed), and yields a `timeout` result carrying the stderr line seen so far. A hook that must
+ * wait for its turn (`queued`, a persistent hook busy with another event) gets its own time from
+ * `started`; the wait is bounded by the hook's timeout too, and missing that is `queue_timeout`.
+ * An error or an empty completion of the executor (which breaks the port's contract) becomes a
+ * failure.
  */
 export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
   defer(() => {
@@ -59,11 +139,7 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
         stderrFirstLine = emission.firstLine;
         return false;
       }),
-      timeout({
-        first: hook.timeoutMs,
-        with: () => of<HookEmission>(timeoutFailure(hook.timeoutMs, stderrFirstLine)),
-        scheduler: deps.scheduler,
-      }),
+      withDeadlines(hook.timeoutMs, hook.timeoutMs, () => stderrFirstLine, deps.scheduler),
       filter(isResult),
       take(1),
       defaultIfEmpty<HookResult, HookResult>(failure('exception', 'completed without a result')),

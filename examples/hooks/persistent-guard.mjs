@@ -2,8 +2,8 @@
 // A persistent security guard (persistent = true; docs/persistent.md).
 //
 // One process answers every event of the run: the engine writes each event as one JSON line on
-// stdin and waits for exactly one line back. Node's start-up is paid once instead of on every
-// tool call.
+// stdin and waits for exactly one line back, holding the event's `cosh_request_id`. Node's
+// start-up is paid once instead of on every tool call.
 import process from 'node:process';
 import { createInterface } from 'node:readline';
 
@@ -16,18 +16,22 @@ const decide = (event) => {
   if (BLOCK.test(command))
     return { decision: 'block', reason: 'Dangerous command', systemMessage: 'Blocked by policy' };
   if (ASK.test(command)) return { decision: 'ask', reason: 'A force-push rewrites shared history' };
-  return undefined; // no opinion: pass-through
+  return {}; // no opinion: pass-through
 };
 
 // One event per line, one at a time; the loop ends when the engine closes stdin (end of the run).
+// Write nothing else on stdout (no banner, no debug line): logs go to stderr.
 for await (const line of createInterface({ input: process.stdin })) {
+  let event;
   let answer;
   try {
-    answer = decide(JSON.parse(line));
+    event = JSON.parse(line);
+    answer = decide(event);
   } catch (error) {
     // One bad event must not kill the process: log it, pass.
     process.stderr.write(`persistent-guard: ${error.message}\n`);
+    answer = {};
   }
-  // Exactly one line per event (an empty line = pass-through): the engine waits for it.
-  process.stdout.write(`${answer === undefined ? '' : JSON.stringify(answer)}\n`);
+  // Exactly one line per event, echoing its id: a line without it answers nothing.
+  process.stdout.write(`${JSON.stringify({ ...answer, cosh_request_id: event?.cosh_request_id })}\n`);
 }

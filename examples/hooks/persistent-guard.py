@@ -2,8 +2,8 @@
 """A persistent security guard (persistent = true; docs/persistent.md).
 
 One process answers every event of the run: the engine writes each event as one JSON line on
-stdin and waits for exactly one line back. The start-up (the interpreter, the imports, compiling
-the rules) is paid once instead of on every tool call.
+stdin and waits for exactly one line back, holding the event's `cosh_request_id`. The start-up
+(the interpreter, the imports, compiling the rules) is paid once instead of on every tool call.
 """
 import json
 import re
@@ -20,16 +20,21 @@ def decide(event):
         return {"decision": "block", "reason": "Dangerous command", "systemMessage": "Blocked by policy"}
     if ASK.search(command):
         return {"decision": "ask", "reason": "A force-push rewrites shared history"}
-    return None  # no opinion: pass-through
+    return {}  # no opinion: pass-through
 
 
 # One event per line; the loop ends when the engine closes stdin (end of the run): then exit.
+# Print nothing else on stdout (no banner, no debug line): logs go to stderr.
 for line in sys.stdin:
+    event = {}
     try:
-        answer = decide(json.loads(line))
+        event = json.loads(line)
+        answer = decide(event)
     except Exception as error:  # one bad event must not kill the process: log it, pass
         print(f"persistent-guard: {error}", file=sys.stderr, flush=True)
-        answer = None
-    # Exactly one line per event (an empty line = pass-through), flushed: the engine waits for it.
-    sys.stdout.write((json.dumps(answer) if answer else "") + "\n")
+        answer = {}
+    # Exactly one line per event, echoing its id (a line without it answers nothing), flushed:
+    # the engine waits for it.
+    answer["cosh_request_id"] = event.get("cosh_request_id") if isinstance(event, dict) else None
+    sys.stdout.write(json.dumps(answer) + "\n")
     sys.stdout.flush()

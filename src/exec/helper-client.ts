@@ -57,6 +57,8 @@ interface Remote {
   pid: number | undefined;
   /** The host stopped listening (detach) before the start was reported: kill it when it comes. */
   detached: boolean;
+  /** Whether it keeps the host alive (`ref`): an idle persistent hook does not. */
+  held: boolean;
 }
 
 /**
@@ -101,14 +103,15 @@ class Helper {
         lost: () => undefined,
       },
     );
-    // An idle helper does not keep the host alive; a helper with processes in flight does.
+    // An idle helper does not keep the host alive; a helper with processes in flight does (an idle
+    // persistent hook process, unreferenced, does not count).
     this.handle.ref(false);
   }
 
   spawn: Spawner = (spec, listener) => {
     const id = this.nextId;
     this.nextId = this.nextId >= 0xffffffff ? 1 : this.nextId + 1;
-    const remote: Remote = { listener, pid: undefined, detached: false };
+    const remote: Remote = { listener, pid: undefined, detached: false, held: true };
     if (this.ended) {
       setImmediate(() => listener.notStarted(helperGone('has stopped')));
       return notRunning;
@@ -139,7 +142,10 @@ class Helper {
         payload.writeUInt32BE(pid, 0);
         this.send(frame(RELEASE, id, payload));
       },
-      ref: () => undefined,
+      ref: (on) => {
+        remote.held = on;
+        this.keepAlive();
+      },
     };
   };
 
@@ -155,7 +161,12 @@ class Helper {
   }
 
   private keepAlive(): void {
-    const wanted = this.remotes.size > 0;
+    let wanted = false;
+    for (const remote of this.remotes.values()) {
+      if (!remote.held) continue;
+      wanted = true;
+      break;
+    }
     if (wanted === this.referenced || this.ended) return;
     this.referenced = wanted;
     this.handle.ref(wanted);

@@ -1,5 +1,10 @@
-import { decodeHookStdout } from '../protocol/output.js';
+import { randomUUID } from 'node:crypto';
+import { isJsonObject, parseJson } from '../events/untrusted.js';
+import { decodeHookOutputValue } from '../protocol/output.js';
+import { excerpt } from '../protocol/excerpt.js';
+import { withPrinted } from '../protocol/printed.js';
 import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
+import type { Dialect } from '../dialects/dialect.js';
 import { classifyProcess, formatBytes, type Termination } from './classify.js';
 
 /*
@@ -38,16 +43,83 @@ export const backoffFailure = (failures: number, waitMs: number, last: string | 
     )} ms${last === undefined ? '' : ` (last: ${last})`}`,
   );
 
+/** The field that ties an answer line to its request (docs/persistent.md). */
+export const REQUEST_ID_FIELD = 'cosh_request_id';
+
+/** A new request id: unique per request, so no answer can be taken for another request's. */
+export const newRequestId = (): string => randomUUID();
+
 /**
- * One answer line (without its newline) as the hook's result: a JSON object as SPEC §4.3, or an
- * empty line for pass-through; anything else is `invalid_output`. `stderr` is what the hook wrote
- * to stderr since the request (kept on a failure, for fail_closed).
+ * The line written to a persistent process for one event: the event's JSON with one more top-level
+ * string field, `cosh_request_id`, and a newline. A `cosh_request_id` the event already carries is
+ * replaced: only the engine names requests. Throws what `JSON.stringify` throws (an event is
+ * plain data once admitted, so only for a caller outside the pipeline).
  */
-export const classifyAnswer = (line: string, stderr: string): HookResult => {
-  const decoded = decodeHookStdout(line);
-  return decoded.ok
-    ? success(decoded.value)
-    : failure('invalid_output', `invalid output: ${decoded.error}`, stderr === '' ? {} : { stderr });
+export const requestLine = (event: object, id: string): string =>
+  `${JSON.stringify({ ...event, [REQUEST_ID_FIELD]: id })}\n`;
+
+/**
+ * What one line on a persistent process's stdout means for the request in flight:
+ * - `answer`: it holds this request's id; `result` is its decision, or `invalid_output` for a
+ *   line that is not valid output (the process stays in step);
+ * - `stray`: it holds no id or another one (a start-up banner, a second or a late answer, plain
+ *   text); it answers nothing, `result` is the request's `invalid_output` failure, and the process
+ *   is out of step (it must be replaced).
+ */
+export type AnswerLine =
+  | { readonly kind: 'answer'; readonly result: HookResult }
+  | { readonly kind: 'stray'; readonly result: HookFailure };
+
+const stray = (why: string, stderr: string): AnswerLine => ({
+  kind: 'stray',
+  result: failure(
+    'invalid_output',
+    `invalid output: ${why}; a line without this request's ${REQUEST_ID_FIELD} answers nothing`,
+    stderr === '' ? {} : { stderr },
+  ),
+});
+
+/**
+ * The object that carries the id: the line's JSON object, or for a Gemini hook the object a JSON
+ * string holds (Gemini CLI reads double-encoded output, and so does the dialect reader).
+ */
+const carrier = (value: unknown, dialect: Dialect | undefined): unknown => {
+  if (dialect !== 'gemini' || typeof value !== 'string') return value;
+  const inner = parseJson(value);
+  return inner.ok ? inner.value : value;
+};
+
+/**
+ * Reads one answer line (without its newline) for the request `id`. Pure.
+ *
+ * Only a JSON object holding `"cosh_request_id": id` answers; its other fields are read as a
+ * per-event hook's stdout (docs/protocol.md). The line stays attached to the result
+ * (`withPrinted`), so a hook of another dialect is read the way its agent reads a JSON answer
+ * (`continue: false`, `permissionDecision`, Gemini's double-encoded output: src/dialects/answer.ts).
+ * A line without the id is never attached: plain text has no line form, so no dialect can read it
+ * as an answer.
+ * `stderr` is what the hook wrote to stderr since the request (kept on a failure, for fail_closed).
+ */
+export const readAnswerLine = (line: string, id: string, stderr: string, dialect?: Dialect): AnswerLine => {
+  const text = line.trim();
+  if (text === '') return stray('an empty line', stderr);
+  const parsed = parseJson(text);
+  if (!parsed.ok) return stray(`stdout is not JSON: ${JSON.stringify(excerpt(text))}`, stderr);
+  const object = carrier(parsed.value, dialect);
+  if (!isJsonObject(object)) return stray('the line is not a JSON object', stderr);
+  const given = object[REQUEST_ID_FIELD];
+  if (given === undefined) return stray(`no ${REQUEST_ID_FIELD}`, stderr);
+  if (given !== id) return stray(`${REQUEST_ID_FIELD} is not this request's`, stderr);
+  const decoded = decodeHookOutputValue(parsed.value);
+  return {
+    kind: 'answer',
+    result: withPrinted(
+      decoded.ok
+        ? success(decoded.value)
+        : failure('invalid_output', `invalid output: ${decoded.error}`, stderr === '' ? {} : { stderr }),
+      text,
+    ),
+  };
 };
 
 /** A line longer than the limit: the process was killed for it. */

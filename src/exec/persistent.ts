@@ -8,13 +8,16 @@ import { ownGroup, releaseGroup, signalGroup } from './groups.js';
 import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
 import { persistentHookEnvironment } from './hook-env.js';
 import { firstStderrLine, tailBuffer } from './output-buffers.js';
+import { describeThrown } from '../events/untrusted.js';
 import {
   backoffDelay,
   backoffFailure,
-  classifyAnswer,
   classifyDeath,
   DEFAULT_BACKOFF,
   isCrash,
+  newRequestId,
+  readAnswerLine,
+  requestLine,
   tooLargeAnswer,
   type Backoff,
 } from './persistent-answer.js';
@@ -68,18 +71,31 @@ const ignore = (): void => undefined;
  * never gets to the run's end; the `exit` listener kills these groups synchronously then.
  */
 const liveGroups = new Set<number>();
-let exitListener = false;
+
+/**
+ * The hooks holding a process now. An idle process does not keep the host's event loop alive (its
+ * child and pipes are unreferenced between requests), so a host that never closes its run still
+ * ends when it has nothing else to do: Node's `beforeExit` then ends every idle process the way a
+ * run's end does (stdin closed, the grace period, the group killed), and the host exits after.
+ */
+const holders = new Set<PersistentHook>();
+let hostListeners = false;
+
+const listenToHost = (): void => {
+  if (hostListeners) return;
+  hostListeners = true;
+  process.on('exit', () => {
+    for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+  });
+  process.on('beforeExit', () => {
+    for (const hook of holders) hook.retireIdle();
+  });
+};
 
 const track = (pgid: number, handle: () => ProcessHandle | undefined): void => {
   liveGroups.add(pgid);
   // Also owned in the process-wide set: a second signal to the CLI kills it at once (SPEC §6).
   ownGroup(pgid, () => handle()?.release());
-  if (!exitListener) {
-    exitListener = true;
-    process.on('exit', () => {
-      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-    });
-  }
 };
 
 const killGroupNow = (pgid: number): void => {
@@ -103,10 +119,17 @@ const killGroupGracefully = (pgid: number, graceMs: number): void => {
 
 /** One event waiting for (or being answered by) a persistent process. */
 interface Request {
-  readonly line: string;
+  /** The event as sent (the hook's dialect's shape), kept to send it again to a fresh process. */
+  readonly event: object;
+  /** This request's `cosh_request_id`: only a line holding it answers. New for every write. */
+  id: string;
+  /** The line written for it: the event and the id (made once: an event may be tens of MB). */
+  line: string;
   readonly subscriber: Subscriber<HookEmission>;
-  readonly stderr: ReturnType<typeof tailBuffer>;
-  readonly firstLine: ReturnType<typeof firstStderrLine>;
+  stderr: ReturnType<typeof tailBuffer>;
+  firstLine: ReturnType<typeof firstStderrLine>;
+  /** Sent again once already, after a recycling process exited without reading it. */
+  resent: boolean;
 }
 
 /**
@@ -132,6 +155,10 @@ interface Live {
   /** Bytes of the answer line read so far (no newline yet). */
   pending: Buffer[];
   pendingBytes: number;
+  /** Requests it answered with their id: one that then exits with status 0 is recycling. */
+  answered: number;
+  /** Whether it keeps the host's event loop alive: only while a request is in flight. */
+  referenced: boolean;
   /** What ended it, once the OS said so; its death is reported when its pipes are drained. */
   termination?: Termination;
   drainTimer?: NodeJS.Timeout;
@@ -159,27 +186,36 @@ class PersistentHook {
     private readonly settings: Settings,
   ) {}
 
-  /** Queues the event; the returned teardown withdraws it (queued) or kills the process (in flight). */
+  /**
+   * Queues the event; the returned teardown withdraws it (queued) or kills the process (in flight).
+   * Emits `started` when the event is written to the process (the hook's own time starts there),
+   * and `queued` first when it has to wait for an earlier request's answer.
+   */
   request(event: HookEvent, subscriber: Subscriber<HookEmission>): () => void {
-    let line: string;
-    try {
-      line = `${JSON.stringify(event)}\n`;
-    } catch (error) {
-      this.emit(subscriber, failure('spawn', `could not send the event: ${String(error)}`));
-      return ignore;
-    }
     if (this.closed) {
       this.emit(subscriber, failure('spawn', 'the run has ended'));
       return ignore;
     }
+    const id = newRequestId();
+    let line: string;
+    try {
+      line = requestLine(event, id);
+    } catch (error) {
+      this.emit(subscriber, failure('spawn', `could not send the event: ${describeThrown(error)}`));
+      return ignore;
+    }
     const request: Request = {
+      event,
+      id,
       line,
       subscriber,
       stderr: tailBuffer(this.settings.stderrLimit),
       firstLine: firstStderrLine(),
+      resent: false,
     };
     this.queue.push(request);
     this.pump();
+    if (this.queue.includes(request)) subscriber.next({ progress: 'queued' });
     return () => this.withdraw(request);
   }
 
@@ -190,7 +226,7 @@ class PersistentHook {
     for (const request of this.queue.splice(0))
       this.emit(request.subscriber, failure('spawn', 'the run has ended'));
     const live = this.live;
-    this.live = undefined;
+    this.setLive(undefined);
     if (live === undefined) return;
     const request = this.current;
     this.current = undefined;
@@ -200,6 +236,22 @@ class PersistentHook {
       this.discard(live);
       return;
     }
+    this.shutDown(live);
+  }
+
+  /**
+   * The host has nothing left to do but this idle process: end it as at a run's end. The hook stays
+   * usable: a later event starts a fresh process.
+   */
+  retireIdle(): void {
+    const live = this.live;
+    if (live === undefined || this.current !== undefined || this.queue.length > 0) return;
+    this.setLive(undefined);
+    this.shutDown(live);
+  }
+
+  /** Stdin closed, `killGraceMs` to exit, then its group killed; a dead one's group at once. */
+  private shutDown(live: Live): void {
     if (live.termination !== undefined) {
       clearTimeout(live.drainTimer);
       killGroupNow(live.pgid);
@@ -227,10 +279,10 @@ class PersistentHook {
     }
     if (this.current !== request) return;
     // Cancelled or timed out mid-answer: the process is in an unknown state (it may still answer
-    // this event later, as if it answered the next one), so it is replaced by a fresh one.
+    // this event later), so it is replaced by a fresh one.
     this.current = undefined;
     const live = this.live;
-    this.live = undefined;
+    this.setLive(undefined);
     if (live !== undefined) this.discard(live);
     this.pump();
   }
@@ -238,27 +290,56 @@ class PersistentHook {
   /** Starts the next queued request when the process is free. */
   private pump(): void {
     while (this.current === undefined && !this.closed) {
-      const request = this.queue.shift();
-      if (request === undefined) return;
+      // A process already known dead (its death not yet reported) takes no request: it is let go
+      // first, counting as a crash if it was one, and the request goes to a fresh process.
+      if (this.live?.termination !== undefined) this.retire(this.live);
+      const request = this.queue[0];
+      if (request === undefined) break;
       if (this.live === undefined) {
         const waitMs = this.nextStartAt - this.settings.now();
         if (this.failures > 0 && waitMs > 0) {
+          this.queue.shift();
           this.emit(request.subscriber, backoffFailure(this.failures, waitMs, this.lastFailure));
           continue;
         }
-        this.live = this.start();
+        this.setLive(this.start());
       }
+      this.queue.shift();
       this.current = request;
-      const live = this.live;
-      if (live.termination === undefined) live.handle?.write(request.line);
-      else this.die(live);
+      this.live?.handle?.write(request.line);
+      request.subscriber.next({ progress: 'started' });
     }
+    this.holdHost();
+  }
+
+  /** The process keeps the host alive only while a request is in flight (docs/persistent.md). */
+  private holdHost(): void {
+    const live = this.live;
+    if (live === undefined) return;
+    const wanted = this.current !== undefined;
+    if (live.referenced === wanted) return;
+    live.referenced = wanted;
+    live.handle?.ref(wanted);
+  }
+
+  private setLive(live: Live | undefined): void {
+    this.live = live;
+    if (live === undefined) holders.delete(this);
+    else holders.add(this);
   }
 
   private start(): Live {
     const { file, args } = invocationOf(this.hook.command);
     const cwd = this.settings.workspace ?? process.cwd();
-    const live: Live = { handle: undefined, pgid: 0, pending: [], pendingBytes: 0 };
+    const live: Live = {
+      handle: undefined,
+      pgid: 0,
+      pending: [],
+      pendingBytes: 0,
+      answered: 0,
+      referenced: true,
+    };
+    listenToHost();
     live.handle = this.settings.spawn(
       { file, args, cwd, env: persistentHookEnvironment(this.hook, process.env, cwd) },
       {
@@ -300,9 +381,8 @@ class PersistentHook {
     if (this.live !== live) return;
     const request = this.current;
     if (request === undefined) {
-      // Output nobody asked for: the process is out of step (it would answer the next event with
-      // this one's line), so it is replaced.
-      this.live = undefined;
+      // Output nobody asked for: the process is out of step, so it is replaced.
+      this.setLive(undefined);
       this.discard(live);
       return;
     }
@@ -312,7 +392,7 @@ class PersistentHook {
     live.pendingBytes += head.length;
     if (live.pendingBytes > this.settings.stdoutLimit) {
       this.current = undefined;
-      this.live = undefined;
+      this.setLive(undefined);
       killGroupNow(live.pgid);
       this.release(live);
       this.emit(request.subscriber, tooLargeAnswer(this.settings.stdoutLimit, requestStderr(request)));
@@ -324,13 +404,18 @@ class PersistentHook {
     live.pending = [];
     live.pendingBytes = 0;
     this.current = undefined;
-    this.failures = 0;
-    const extra = chunk.length > newline + 1;
-    if (extra) {
-      this.live = undefined;
+    const read = readAnswerLine(line, request.id, requestStderr(request), this.hook.dialect);
+    if (read.kind === 'answer') {
+      live.answered += 1;
+      this.failures = 0;
+    }
+    // A line without the id, or more after the answer: the process is out of step (a banner, a
+    // second answer), so nothing more it writes may be taken for an answer.
+    if (read.kind === 'stray' || chunk.length > newline + 1) {
+      this.setLive(undefined);
       this.discard(live);
     }
-    this.emit(request.subscriber, classifyAnswer(line, requestStderr(request)));
+    this.emit(request.subscriber, read.result);
     this.pump();
   }
 
@@ -342,23 +427,46 @@ class PersistentHook {
     if (line !== undefined) request.subscriber.next({ progress: 'stderr', firstLine: line });
   }
 
-  /** The process ended on its own (or never started): report it to the request in flight. */
+  /** The process ended on its own (or never started): report it, then serve the queue. */
   private die(live: Live): void {
+    if (this.live !== live) {
+      clearTimeout(live.drainTimer);
+      return;
+    }
+    this.retire(live);
+    this.pump();
+  }
+
+  /**
+   * Lets a dead process go and reports its death to the request in flight, if any. A process that
+   * answered before and exits with status 0 is recycling: the request it left unanswered is sent
+   * again, once, to a fresh process, and nothing counts toward the back-off.
+   */
+  private retire(live: Live): void {
     clearTimeout(live.drainTimer);
-    if (this.live !== live || live.termination === undefined) return;
-    this.live = undefined;
+    const termination = live.termination;
+    if (this.live !== live || termination === undefined) return;
+    this.setLive(undefined);
     killGroupNow(live.pgid);
     this.release(live);
     const request = this.current;
     this.current = undefined;
-    if (request !== undefined || isCrash(live.termination)) {
-      const result = classifyDeath(live.termination, request === undefined ? '' : requestStderr(request));
+    if (request !== undefined && recycled(live, termination) && !request.resent) {
+      request.resent = true;
+      request.id = newRequestId();
+      request.line = requestLine(request.event, request.id);
+      request.stderr = tailBuffer(this.settings.stderrLimit);
+      request.firstLine = firstStderrLine();
+      this.queue.unshift(request);
+      return;
+    }
+    if (request !== undefined || isCrash(termination)) {
+      const result = classifyDeath(termination, request === undefined ? '' : requestStderr(request));
       this.failures += 1;
       this.lastFailure = result.message;
       this.nextStartAt = this.settings.now() + backoffDelay(this.failures, this.settings.backoff);
       if (request !== undefined) this.emit(request.subscriber, result);
     }
-    this.pump();
   }
 
   /** Kills a process we gave up on (timeout, cancellation, out of step): SIGTERM, then SIGKILL. */
@@ -378,6 +486,10 @@ class PersistentHook {
     subscriber.complete();
   }
 }
+
+/** A process that answered before and then exited with status 0: worker recycling, not a crash. */
+const recycled = (live: Live, termination: Termination): boolean =>
+  live.answered > 0 && termination.kind === 'exited' && termination.exitCode === 0;
 
 /** The persistent processes of one run, one per persistent hook, all ended by `close`. */
 class PersistentPool {

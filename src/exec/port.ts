@@ -6,13 +6,21 @@ import type { CommandHook, FunctionHook, Hook } from '../registry/hook.js';
 
 /**
  * What a running hook process reports before its result:
+ * - `queued`: the hook must wait for its turn (a persistent hook answering an earlier request).
+ *   Sent first, at subscribe, or never. From here the wait is bounded on its own (default: the
+ *   hook's timeout; past it, failure `queue_timeout`), not by the hook's timeout.
+ * - `started`: the hook's own run begins (the request was written to its process); after a
+ *   `queued`, the hook's timeout counts from here. Without a `queued` before it, it changes nothing.
  * - `exited`: the process ended; its result follows within the executor's short stdout drain.
  *   The hook's deadline stops here: a hook that exits in time is never a `timeout`.
  * - `stderr`: the first non-blank line of its stderr so far, the block reason a `fail_closed`
  *   hook gets if it then times out (SPEC §4.5).
  */
 export type HookProgress =
-  { readonly progress: 'exited' } | { readonly progress: 'stderr'; readonly firstLine: string };
+  | { readonly progress: 'queued' }
+  | { readonly progress: 'started' }
+  | { readonly progress: 'exited' }
+  | { readonly progress: 'stderr'; readonly firstLine: string };
 
 /** Everything an executor emits: progress notices, then exactly one result. */
 export type HookEmission = HookResult | HookProgress;

@@ -51,6 +51,10 @@ export const failure = (
   extra: Omit<HookFailure, 'outcome' | 'message'> = {},
 ): HookFailure => ({ outcome, message, ...extra });
 
+/** A hook that waited `waitMs` for its turn (a persistent hook's queue) and never started. */
+export const queueTimeoutFailure = (waitMs: number): HookFailure =>
+  failure('queue_timeout', `waited ${waitMs} ms for its turn and never started`);
+
 /** A hook that missed its deadline; `stderrFirstLine` is what it had said on stderr by then. */
 export const timeoutFailure = (timeoutMs: number, stderrFirstLine?: string): HookFailure =>
   failure(

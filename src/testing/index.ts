@@ -55,6 +55,10 @@ export const results = {
 
 /** Progress notices for marble values: what a real process reports before its result. */
 export const progress = {
+  /** The hook waits for its turn (a busy persistent process): its own time has not started. */
+  queued: (): HookProgress => ({ progress: 'queued' }),
+  /** The hook's own run begins: after `queued`, its timeout counts from here. */
+  started: (): HookProgress => ({ progress: 'started' }),
   /** The process exited: the hook's deadline stops, its result follows. */
   exited: (): HookProgress => ({ progress: 'exited' }),
   /** The first line of the hook's stderr (the reason a fail_closed hook gets if it times out). */

@@ -1,5 +1,6 @@
 // The persistent hooks of docs/recipes.md, run as they are shipped in examples/hooks/: the page
 // must show the files verbatim, and the files must answer as the page says, from one process.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
@@ -34,6 +35,25 @@ describe.each([
 ])('examples/hooks/%s', (name, interpreter) => {
   it('is shown verbatim in docs/recipes.md', () => {
     expect(recipes).toContain(readFileSync(example(name), 'utf8'));
+  });
+
+  it('echoes each request id, as the by-hand run in docs/recipes.md shows', () => {
+    const input =
+      '{"tool_input":{"command":"rm -rf /"},"cosh_request_id":"r1"}\n' +
+      '{"tool_input":{"command":"ls"},"cosh_request_id":"r2"}\n';
+    const lines = execFileSync(interpreter, [example(name)], { input, encoding: 'utf8' })
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    expect(lines).toEqual([
+      {
+        decision: 'block',
+        reason: 'Dangerous command',
+        systemMessage: 'Blocked by policy',
+        cosh_request_id: 'r1',
+      },
+      { cosh_request_id: 'r2' },
+    ]);
   });
 
   it('answers block, ask and pass-through from one process, gone after the run', async () => {

@@ -135,7 +135,7 @@ describe('persistent hooks: one process, many events', () => {
     expect(report(third)).toMatchObject({ name: 'keeper', outcome: 'ok', decision: 'block' });
   });
 
-  it('takes an empty line as pass-through', async () => {
+  it('takes an answer holding only the request id as pass-through', async () => {
     const run = drive([keeper()]);
     const decision = await run.send({ action: 'pass' });
     expect(decision.decision).toBe('none');
@@ -177,7 +177,7 @@ describe('persistent hooks: one process, many events', () => {
 
 describe('persistent hooks: failures', () => {
   it('times out, kills the whole group, and starts a fresh process for the next event', async () => {
-    const run = drive([keeper({ timeout: 400 })]);
+    const run = drive([keeper({ timeout: 1500 })]);
     const before = await run.send({ action: 'child' });
     const pid = pidOf(before);
     const grandchild = (before.hook_specific_output as { child: number }).child;
@@ -218,21 +218,33 @@ describe('persistent hooks: failures', () => {
     expect(died.messages).toEqual(['killed by signal SIGKILL']);
   });
 
-  it('gives invalid_output for a bad line and keeps the process', async () => {
+  it('gives invalid_output for an answer with the id but bad fields, and keeps the process', async () => {
     const run = drive([keeper()]);
     const pid = pidOf(await run.send({ action: 'pid' }));
-    const bad = await run.send({ action: 'bad' });
-    expect(report(bad)).toMatchObject({ outcome: 'invalid_output' });
+    const bad = await run.send({ action: 'bad-fields' });
+    expect(report(bad)).toMatchObject({
+      outcome: 'invalid_output',
+      message: 'invalid output: decision: unknown value "maybe" (expected allow, block, ask or none)',
+    });
     const after = await run.send({ action: 'pid' });
     expect(after.hook_specific_output).toEqual({ pid, seen: 3 });
   });
 
-  it('gives invalid_output for a line of bytes that are not UTF-8, and keeps the process', async () => {
+  it.each([
+    ['a line that is not JSON', 'bad', 'stdout is not JSON: "this is not JSON"'],
+    ['a line of bytes that are not UTF-8', 'binary', 'stdout is not JSON: "\ufffd\ufffd{"'],
+    ['an empty line', 'empty', 'an empty line'],
+  ])('gives invalid_output for %s (it holds no id) and replaces the process', async (_what, action, why) => {
     const run = drive([keeper()]);
     const pid = pidOf(await run.send({ action: 'pid' }));
-    const binary = await run.send({ action: 'binary' });
-    expect(report(binary)).toMatchObject({ outcome: 'invalid_output' });
-    expect((await run.send({ action: 'pid' })).hook_specific_output).toEqual({ pid, seen: 3 });
+    const bad = await run.send({ action });
+    expect(report(bad)).toMatchObject({
+      outcome: 'invalid_output',
+      message: `invalid output: ${why}; a line without this request's cosh_request_id answers nothing`,
+    });
+    expect(await groupGone(pid)).toBe(true);
+    const after = await run.send({ action: 'pid' });
+    expect(after.hook_specific_output).toEqual({ pid: pidOf(after), seen: 1 });
   });
 
   it('sends a huge event with line separators and control characters as one line', async () => {
@@ -265,9 +277,296 @@ describe('persistent hooks: failures', () => {
   });
 });
 
+describe('persistent hooks: an answer belongs to its request (cosh_request_id)', () => {
+  const SHIFTY = `node ${join(FIXTURES, 'persistent-shifty.mjs')}`;
+  const shifty = (mode: string, failClosed = false): HookDefinition =>
+    ({
+      name: 'guard',
+      command: SHIFTY,
+      persistent: true,
+      fail_closed: failClosed,
+      env: { MODE: mode },
+    }) as HookDefinition;
+
+  /** `ls` in one session, then `rm -rf /` in another: the decision of each, and its hook's outcome. */
+  const lsThenRm = async (run: ReturnType<typeof drive>) => {
+    const ls = await run.send({ command: 'ls' }, { session_id: 'alice' });
+    const rm = await run.send({ command: 'rm -rf /' }, { session_id: 'bob' });
+    return [ls, rm].map((answer) => [answer.decision, report(answer)?.outcome]);
+  };
+
+  it('an in-step guard: ls allowed, rm -rf / blocked (the control case)', async () => {
+    expect(await lsThenRm(drive([shifty('')]))).toEqual([
+      ['allow', 'ok'],
+      ['block', 'ok'],
+    ]);
+  });
+
+  it.each([
+    // The banner arrives for the first request; each fresh process prints it again.
+    [
+      'banner',
+      'a start-up banner that reads like an allow',
+      [
+        ['none', 'invalid_output'],
+        ['none', 'invalid_output'],
+      ],
+    ],
+    // ls's answer comes again while rm is in flight: rm fails, it never gets ls's allow.
+    [
+      'replay',
+      'a duplicate of the previous answer',
+      [
+        ['allow', 'ok'],
+        ['none', 'invalid_output'],
+      ],
+    ],
+    [
+      'first-id',
+      "the first request's id echoed again",
+      [
+        ['allow', 'ok'],
+        ['none', 'invalid_output'],
+      ],
+    ],
+    [
+      'no-id',
+      'answers without an id',
+      [
+        ['none', 'invalid_output'],
+        ['none', 'invalid_output'],
+      ],
+    ],
+    // Two answers in one write: the first answers ls, the process is replaced, rm gets a fresh one.
+    [
+      'double',
+      'two answers for one event',
+      [
+        ['allow', 'ok'],
+        ['block', 'ok'],
+      ],
+    ],
+  ])('%s (%s): rm -rf / never gets the allow meant for ls', async (mode, _what, expected) => {
+    expect(await lsThenRm(drive([shifty(mode)]))).toEqual(expected);
+  });
+
+  it.each(['banner', 'replay', 'first-id', 'no-id'])(
+    '%s under fail_closed: the request a stray line arrived for is blocked, with a reason saying why',
+    async (mode) => {
+      const run = drive([shifty(mode, true)]);
+      await run.send({ command: 'ls' }, { session_id: 'alice' });
+      const rm = await run.send({ command: 'rm -rf /' }, { session_id: 'bob' });
+      expect(rm.decision).toBe('block');
+      expect(rm.reason).toMatch(
+        /^hook "guard" failed closed: invalid output: .*; a line without this request's cosh_request_id answers nothing$/,
+      );
+    },
+  );
+
+  it("sessions sharing the process, concurrently: each decision is its own event's", async () => {
+    const run = drive([shifty('replay')], {}, { concurrency: 'per-session' });
+    const answers = await Promise.all([
+      run.send({ command: 'ls' }, { session_id: 'alice' }),
+      run.send({ command: 'rm -rf /' }, { session_id: 'bob' }),
+      run.send({ command: 'pwd' }, { session_id: 'carol' }),
+      run.send({ command: 'rm -rf ~' }, { session_id: 'dave' }),
+    ]);
+    for (const answer of answers) {
+      // An allow is only ever the allow of the event's own command.
+      if (answer.decision === 'allow')
+        expect(answer.reason).toBe(`fine: ${String(answer.tool_use_id === 't1' ? 'ls' : 'pwd')}`);
+      if (answer.decision === 'block') expect(answer.reason).toMatch(/^refused: rm -rf /);
+    }
+    expect(answers[1]?.decision).not.toBe('allow');
+    expect(answers[3]?.decision).not.toBe('allow');
+  });
+
+  it('an id echoed from the previous request answers nothing: invalid_output, the process replaced', async () => {
+    const run = drive([keeper()]);
+    const pid = pidOf(await run.send({ action: 'pid' }));
+    const echoed = await run.send({ action: 'previous-id' });
+    expect(report(echoed)).toMatchObject({
+      outcome: 'invalid_output',
+      message:
+        "invalid output: cosh_request_id is not this request's; a line without this request's cosh_request_id answers nothing",
+    });
+    expect(await groupGone(pid)).toBe(true);
+    expect(report(await run.send({ action: 'pid' }))).toMatchObject({ outcome: 'ok' });
+  });
+
+  it.each([
+    ['wrong-id', "cosh_request_id is not this request's"],
+    ['no-id', 'no cosh_request_id'],
+  ])('an answer with %s answers nothing', async (action, why) => {
+    const run = drive([keeper()]);
+    const answer = await run.send({ action });
+    expect(answer.decision).toBe('none');
+    expect(report(answer)).toMatchObject({
+      outcome: 'invalid_output',
+      message: `invalid output: ${why}; a line without this request's cosh_request_id answers nothing`,
+    });
+  });
+
+  it("a cosh_request_id the host put in the event is replaced by the engine's own", async () => {
+    const ECHO = `node ${join(FIXTURES, 'persistent-echo.mjs')}`;
+    const run = drive([{ name: 'echo', command: ECHO, persistent: true }]);
+    // The host's id is what a hostile event would make the hook echo: it must not answer.
+    const answer = await run.send(
+      { reply: '{"decision":"allow","cosh_request_id":"host-chosen"}' },
+      { cosh_request_id: 'host-chosen' },
+    );
+    expect(report(answer)).toMatchObject({ outcome: 'invalid_output' });
+    const own = await run.send({ reply: '{"decision":"allow","cosh_request_id":"$ID"}' });
+    expect(own.decision).toBe('allow');
+  });
+});
+
+describe('persistent hooks: recycling (exit 0 after answering)', () => {
+  it('twelve events, a process each: every one answered, no back-off, no failure', async () => {
+    const run = drive([keeper({ fail_closed: true })]);
+    const answers = [];
+    for (let n = 0; n < 12; n += 1) answers.push(await run.send({ action: 'recycle' }));
+    expect(answers.map((answer) => [answer.decision, report(answer)?.outcome])).toEqual(
+      Array.from({ length: 12 }, () => ['allow', 'ok']),
+    );
+    expect(new Set(answers.map(pidOf)).size).toBe(12);
+    expect(answers.every((answer) => answer.messages.length === 0)).toBe(true);
+  });
+
+  it('a process that exits 0 when the next event arrives, without answering it: the event goes to a fresh one', async () => {
+    const log = scratchFile('recycle');
+    writeFileSync(log, '');
+    const run = drive([keeper({ env: { LOG: log } } as Partial<HookDefinition>)]);
+    const answers = [];
+    for (let n = 1; n <= 6; n += 1) answers.push(await run.send({ action: 'recycle-on-next', n }));
+    expect(
+      answers.map((answer) => [
+        report(answer)?.outcome,
+        (answer.hook_specific_output as { seen: number }).seen,
+      ]),
+    ).toEqual(Array.from({ length: 6 }, () => ['ok', 1]));
+    const pids = answers.map(pidOf);
+    expect(new Set(pids).size).toBe(6);
+    // Each event was answered once, by the process it was re-sent to.
+    expect(readFileSync(log, 'utf8').match(/^start \d+$/gm)).toEqual([
+      'start 1',
+      'start 2',
+      'start 3',
+      'start 4',
+      'start 5',
+      'start 6',
+    ]);
+  });
+
+  it('a process that answered nothing and exits 0 is still an exit failure (not recycling)', async () => {
+    const run = drive([keeper()]);
+    expect(report(await run.send({ action: 'die', code: 0 }))).toMatchObject({
+      outcome: 'exit',
+      message: 'exited with code 0 before answering',
+    });
+  });
+});
+
+describe('persistent hooks: the wait for the process is bounded on its own', () => {
+  it("a queued event's wait does not count against its timeout; a wait past the bound is queue_timeout, and it is never sent", async () => {
+    const log = scratchFile('queue');
+    writeFileSync(log, '');
+    const run = drive(
+      [keeper({ timeout: 1500, fail_closed: true, env: { LOG: log } } as Partial<HookDefinition>)],
+      {},
+      { concurrency: 'per-session' },
+    );
+    const pid = pidOf(await run.send({ action: 'pid', n: 0 }));
+    // Three sessions on one process, 900 ms of work each: the second waits ~900 ms and runs 900 ms
+    // (1800 ms in all, past its 1500 ms timeout, yet in time: its own run is 900 ms); the third
+    // would wait ~1800 ms, past the bound (the hook's timeout, 1500 ms), so it never starts.
+    const answers = await Promise.all([
+      run.send({ action: 'slow', n: 1, ms: 900 }, { session_id: 'a' }),
+      run.send({ action: 'slow', n: 2, ms: 900 }, { session_id: 'b' }),
+      run.send({ action: 'slow', n: 3, ms: 900 }, { session_id: 'c' }),
+    ]);
+    expect(answers.map((answer) => [answer.decision, report(answer)?.outcome])).toEqual([
+      ['allow', 'ok'],
+      ['allow', 'ok'],
+      ['block', 'queue_timeout'],
+    ]);
+    expect(answers[2]?.reason).toBe(
+      'hook "keeper" failed closed: waited 1500 ms for its turn and never started',
+    );
+    expect(answers.slice(0, 2).map((answer) => answer.hook_specific_output)).toEqual([
+      { pid, seen: 2, n: 1 },
+      { pid, seen: 3, n: 2 },
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe(`boot ${pid}\nstart 0\nend 0\nstart 1\nend 1\nstart 2\nend 2\n`);
+  });
+});
+
+describe('persistent hooks in a dialect: the answer line is read as that agent reads JSON', () => {
+  const ECHO = `node ${join(FIXTURES, 'persistent-echo.mjs')}`;
+  const echo = (dialect: 'claude' | 'gemini'): HookDefinition =>
+    ({ name: dialect, command: ECHO, persistent: true, dialect }) as HookDefinition;
+
+  it('claude: continue:false is a block with its stopReason', async () => {
+    const run = drive([echo('claude')]);
+    const answer = await run.send({
+      reply: '{"continue":false,"stopReason":"stop here","cosh_request_id":"$ID"}',
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'stop here' });
+    expect(answer.hook_specific_output).toEqual({ continue: false, stop_reason: 'stop here' });
+  });
+
+  it('claude: permissionDecision deny is a block with its reason', async () => {
+    const run = drive([echo('claude')]);
+    const answer = await run.send({
+      reply: JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'deny',
+          permissionDecisionReason: 'not here',
+        },
+        cosh_request_id: '$ID',
+      }),
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'not here' });
+  });
+
+  it('gemini: a double-encoded deny is a block (the id inside the encoded object)', async () => {
+    const run = drive([echo('gemini')]);
+    const answer = await run.send({
+      reply: JSON.stringify(
+        JSON.stringify({ decision: 'deny', reason: 'denied twice over', cosh_request_id: '$ID' }),
+      ),
+    });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'denied twice over' });
+  });
+
+  it('claude: exit status 2 blocks the event in flight, with its stderr as the reason', async () => {
+    const run = drive([
+      {
+        name: 'exit2',
+        command: `read line; echo 'rm is not allowed here' >&2; exit 2`,
+        persistent: true,
+        dialect: 'claude',
+      } as HookDefinition,
+    ]);
+    const answer = await run.send({ command: 'rm -rf /' });
+    expect(answer).toMatchObject({ decision: 'block', reason: 'rm is not allowed here' });
+  });
+
+  it.each(['claude', 'gemini'] as const)(
+    '%s: plain text has no line form: invalid_output (a fail_closed hook blocks), never pass-through',
+    async (dialect) => {
+      const run = drive([{ ...echo(dialect), fail_closed: true } as HookDefinition]);
+      const answer = await run.send({ reply: 'looks fine to me' });
+      expect(report(answer)).toMatchObject({ outcome: 'invalid_output' });
+      expect(answer.decision).toBe('block');
+    },
+  );
+});
+
 describe('persistent hooks: fail_closed', () => {
   it('blocks a timeout with the first stderr line written since the request', async () => {
-    const run = drive([keeper({ timeout: 400, fail_closed: true })]);
+    const run = drive([keeper({ timeout: 1500, fail_closed: true })]);
     await run.send({ action: 'noise' });
     const blocked = await run.send({ action: 'hang', stderr: '\n\n  denied: policy 7  \nsecond line\n' });
     expect(blocked).toMatchObject({ decision: 'block', reason: 'denied: policy 7' });

@@ -78,7 +78,7 @@ describe('fail_closed reason of a persistent hook after a flood of stderr (SPEC 
       'answers a line that is not JSON',
       `while read line; do echo '${reason}' >&2; ${DEBUG_LINES}; echo 'not json'; done`,
       'invalid_output',
-      'invalid output: stdout is not JSON: "not json"',
+      'invalid output: stdout is not JSON: "not json"; a line without this request\'s cosh_request_id answers nothing',
     ],
     [
       'answers a line over 1 MiB',

@@ -156,6 +156,91 @@ describe('runHooks', () => {
     });
   });
 
+  describe('the wait for its turn (queued, then started)', () => {
+    // The diagrams of withDeadlines' doc comment (operators/runHooks.ts), run as written.
+    it('does not count the queue against the hook timeout: the timeout counts from started', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const busy = cold('q---s-----R|', {
+          q: progress.queued(),
+          s: progress.started(),
+          R: results.allow(),
+        });
+        const out = runHook(commandHook('busy', { timeoutMs: 7 }), pre, {
+          executor: fakeExecutor({ busy }),
+          scheduler,
+        });
+        expectObservable(out.pipe(map((result) => result.outcome))).toBe('----------(R|)', { R: 'ok' });
+        expectSubscriptions(busy.subscriptions).toBe('^---------!');
+      });
+    });
+
+    it('bounds the wait on its own: queue_timeout at the exact frame, the hook unsubscribed (withdrawn)', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const stuck = cold('q--------s-R|', {
+          q: progress.queued(),
+          s: progress.started(),
+          R: results.allow(),
+        });
+        const out = from([commandHook('stuck', { timeoutMs: 7, failClosed: true })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ stuck }), scheduler }),
+        );
+        expectObservable(
+          out.pipe(
+            map((run) => [brief(run), 'message' in run.result ? run.result.message : '', run.effective]),
+          ),
+        ).toBe('-------(Q|)', {
+          Q: [
+            'stuck:queue_timeout:block@7',
+            'waited 7 ms for its turn and never started',
+            {
+              decision: 'block',
+              reason: 'hook "stuck" failed closed: waited 7 ms for its turn and never started',
+            },
+          ],
+        });
+        expectSubscriptions(stuck.subscriptions).toBe('^------!');
+      });
+    });
+
+    it('times out a started hook at started + timeout, not at subscribe + timeout', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const slow = cold('q-----s--------R|', {
+          q: progress.queued(),
+          s: progress.started(),
+          R: results.allow(),
+        });
+        const out = runHook(commandHook('slow', { timeoutMs: 7 }), pre, {
+          executor: fakeExecutor({ slow }),
+          scheduler,
+        });
+        expectObservable(out.pipe(map((result) => result.outcome))).toBe('-------------(T|)', {
+          T: 'timeout',
+        });
+        expectSubscriptions(slow.subscriptions).toBe('^------------!');
+      });
+    });
+
+    it('ignores a queued notice that is not the first emission, and a started without a queued', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable }) => {
+        const late = cold('s--q--s-----R|', {
+          q: progress.queued(),
+          s: progress.started(),
+          R: results.allow(),
+        });
+        const out = runHook(commandHook('late', { timeoutMs: 7 }), pre, {
+          executor: fakeExecutor({ late }),
+          scheduler,
+        });
+        // The hook's own clock ran from subscribe: it is a timeout at frame 7.
+        expectObservable(out.pipe(map((result) => result.outcome))).toBe('-------(T|)', { T: 'timeout' });
+      });
+    });
+  });
+
   it('a hook that never answers times out too', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ expectObservable }) => {
