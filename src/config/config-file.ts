@@ -1,6 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parse, TomlError } from 'smol-toml';
-import { byEvent, EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
+import { byEvent, EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
@@ -39,7 +39,7 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
 
 /**
  * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: unnamed hooks (skipped) and matchers on events that have no tool name (ignored).
+ * errors: unnamed hooks (skipped) and matchers on events that have no matched field (ignored).
  */
 const warningIssues = (document: Record<string, unknown>): Issue[] => {
   const section = document.hooks;
@@ -52,7 +52,7 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
       const at = ['hooks', event, index];
       if (isUnnamed(table.name)) issues.push(unnamedHook(at));
       const matcher = table.matcher;
-      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !TOOL_EVENTS.includes(event)) {
+      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)) {
         issues.push(ignoredMatcher(event, [...at, 'matcher']));
       }
     });

@@ -169,7 +169,7 @@ describe('decodeConfigText: warnings', () => {
         line: 4,
         path: 'hooks.SessionStart[0].matcher',
         message:
-          'ignored: SessionStart has no tool name to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure)',
+          'ignored: SessionStart has no field to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
     ]);
   });
@@ -321,7 +321,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 1,
         path: 'hooks.pretooluse',
         message:
-          'unknown event name (expected enabled or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel); did you mean PreToolUse?',
+          'unknown event name (expected enabled or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
       },
     ],
     [
