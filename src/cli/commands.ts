@@ -73,7 +73,11 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     loaded.registry,
     engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-    { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
+    {
+      concurrency: flags.concurrency,
+      maxLineBytes: flags.maxLineBytes,
+      ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
+    },
   );
   onStopSignals(serving.stop);
   return serving.done;

@@ -21,6 +21,8 @@ export type HooksByEvent = Readonly<Record<EventName, readonly CommandHook[]>>;
 export interface ConfigFileResult {
   /** `[hooks] enabled`; absent = true. */
   readonly enabled: boolean;
+  /** `[hooks] stop_loop_limit`, when the file sets it. */
+  readonly stopLoopLimit?: number;
   readonly hooks: HooksByEvent;
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
@@ -108,5 +110,11 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
         );
     }
   }
-  return { enabled: section.enabled ?? true, hooks, errors: [], warnings };
+  return {
+    enabled: section.enabled ?? true,
+    ...(section.stop_loop_limit !== undefined && { stopLoopLimit: section.stop_loop_limit }),
+    hooks,
+    errors: [],
+    warnings,
+  };
 };
