@@ -31,11 +31,13 @@ const stdoutColor = () => useColor(process.stdout.isTTY, process.env);
 const stderrColor = () => useColor(process.stderr.isTTY, process.env);
 
 const load = (flags: ConfigFlags): LoadResult => loadHooks(toLoadOptions(flags, process.cwd()));
+/** The configuration the flags name, for commands in other modules (`replay`). */
+export const loadForCommand = load;
 
 const errorsOf = (result: LoadResult): readonly ConfigProblem[] => (result.ok ? [] : result.errors);
 
 /** Warnings, and errors when loading failed, on stderr: the diagnostics of every command but `validate`. */
-const reportProblems = (result: LoadResult): void => {
+export const reportProblems = (result: LoadResult): void => {
   const lines = formatProblemLines(
     errorsOf(result).map(formatProblem),
     result.warnings.map(formatProblem),
@@ -45,7 +47,7 @@ const reportProblems = (result: LoadResult): void => {
 };
 
 /** The engine's collaborators for `run` and `fire`: real processes, bounded by `--max-processes`. */
-const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
+export const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
   defaultDeps(
     execaExecutor({
       maxProcesses: flags.maxProcesses,
