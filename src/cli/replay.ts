@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { filter, from, lastValueFrom, map, toArray } from 'rxjs';
+import { from } from 'rxjs';
 import { readInputText } from '../config/files.js';
 import { hookPipeline } from '../pipeline/pipeline.js';
 import { EXIT, engineDeps, loadForCommand, reportProblems } from './commands.js';
@@ -52,19 +52,28 @@ export const replayCommand = async (events: string, flags: ReplayFlags): Promise
   const { output$ } = hookPipeline(loaded.registry, engineDeps(flags), {
     ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
   })(from(replayItemsOf(recorded.value)));
-  const done = lastValueFrom(
-    output$.pipe(
-      map(answerOf),
-      filter((answer): answer is Answer => answer !== undefined),
-      toArray(),
-    ),
+  // A signal unsubscribes the run: running hooks are cancelled (their groups killed), as in `run`.
+  const outcome = await new Promise<{ readonly answers: Answer[] } | { readonly signal: number }>(
+    (resolve) => {
+      const answers: Answer[] = [];
+      const subscription = output$.subscribe({
+        next: (line) => {
+          const answer = answerOf(line);
+          if (answer !== undefined) answers.push(answer);
+        },
+        complete: () => resolve({ answers }),
+        // The engine turns every hook and input problem into a value; an error here is a bug.
+        error: (error: unknown) =>
+          resolve({ answers: [...answers, { type: 'hook_error', message: String(error) }] }),
+      });
+      onStopSignals((status) => {
+        subscription.unsubscribe();
+        resolve({ signal: status });
+      });
+    },
   );
-  let interrupted: number | undefined;
-  onStopSignals((status) => {
-    interrupted = status;
-  });
-  const actual = await done;
-  if (interrupted !== undefined) return interrupted;
+  if ('signal' in outcome) return outcome.signal;
+  const actual = outcome.answers;
 
   if (flags.update === true && flags.expect !== undefined) {
     try {

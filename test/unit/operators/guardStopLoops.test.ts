@@ -1,4 +1,4 @@
-import { map, Subject, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import { Subject, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { guardStopLoops } from '../../../operators/guardStopLoops.js';
 import type { HookEvent } from '../../../src/events/codecs.js';
