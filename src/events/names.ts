@@ -44,7 +44,7 @@ export const INTERCEPTABLE: Readonly<Record<EventName, readonly Decision[]>> = {
   SubagentStop: ['allow', 'block'],
 };
 
-/** Events that carry `tool_name` (SPEC §4.1). */
+/** Events that carry `tool_name` (docs/protocol.md). */
 export const TOOL_EVENTS: readonly EventName[] = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'];
 
 /**

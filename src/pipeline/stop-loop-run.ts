@@ -16,7 +16,7 @@ import {
  * the events the guard reads cost anything: a new prompt and the end of a session forget the
  * session's count, a Stop or SubagentStop gets `stop_hook_active` and its decision recorded. Every
  * other event goes to `run` as it is. One ledger per run of the engine (`guardedRunner`), read and
- * written as events are decided: one session's events never overlap (SPEC §4.2), so its count is
+ * written as events are decided: one session's events never overlap (docs/protocol.md), so its count is
  * always that of the events before it.
  */
 export const runGuarded = (

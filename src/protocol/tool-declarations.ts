@@ -8,7 +8,7 @@ import { isJsonObject, type JsonObject } from '../events/untrusted.js';
  * added, dropped or moved would change what the model can call without the user knowing, and a
  * declaration without its `description` (a string) or `parameters` (an object) is no declaration.
  * Such an array is refused: it is taken out of that hook's output, so an earlier hook's valid
- * array stays in the merge (SPEC §4.6 lets a later array replace an earlier one), and with none
+ * array stays in the merge (a later array replaces an earlier one, docs/protocol.md), and with none
  * the host keeps its original declarations.
  */
 

@@ -11,7 +11,7 @@ const matchedTextOf = (event: HookEvent): string | undefined => {
 };
 
 /**
- * The hooks that apply to one event, in chain order (SPEC §4, §4.1): enabled ones whose matcher
+ * The hooks that apply to one event, in chain order (docs/configuration.md): enabled ones whose matcher
  * matches the event's matched field (docs/protocol.md): `tool_name` or its alias on tool events,
  * `notification_type`, `trigger`, `agent_type` or `reason` on the events that carry them.
  * Matchers are ignored on other events.
@@ -21,7 +21,7 @@ export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] 
   if (hooks.length === 0) return hooks;
   const text = matchedTextOf(event);
   if (text === undefined) return hooks.filter((hook) => hook.enabled);
-  // Tool names have aliases (SPEC §4.1); notification types, triggers and agent types do not.
+  // Tool names have aliases (docs/configuration.md); notification types, triggers and agent types do not.
   const onTool = TOOL_EVENTS.includes(event.hook_event_name);
   return hooks.filter(
     (hook) =>
