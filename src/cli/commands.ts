@@ -31,11 +31,13 @@ const stdoutColor = () => useColor(process.stdout.isTTY, process.env);
 const stderrColor = () => useColor(process.stderr.isTTY, process.env);
 
 const load = (flags: ConfigFlags): LoadResult => loadHooks(toLoadOptions(flags, process.cwd()));
+/** The configuration the flags name, for commands in other modules (`replay`). */
+export const loadForCommand = load;
 
 const errorsOf = (result: LoadResult): readonly ConfigProblem[] => (result.ok ? [] : result.errors);
 
 /** Warnings, and errors when loading failed, on stderr: the diagnostics of every command but `validate`. */
-const reportProblems = (result: LoadResult): void => {
+export const reportProblems = (result: LoadResult): void => {
   const lines = formatProblemLines(
     errorsOf(result).map(formatProblem),
     result.warnings.map(formatProblem),
@@ -45,7 +47,7 @@ const reportProblems = (result: LoadResult): void => {
 };
 
 /** The engine's collaborators for `run` and `fire`: real processes, bounded by `--max-processes`. */
-const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
+export const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
   defaultDeps(
     execaExecutor({
       maxProcesses: flags.maxProcesses,
@@ -73,7 +75,11 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     loaded.registry,
     engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-    { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
+    {
+      concurrency: flags.concurrency,
+      maxLineBytes: flags.maxLineBytes,
+      ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
+    },
   );
   onStopSignals(serving.stop);
   return serving.done;

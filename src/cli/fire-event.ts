@@ -29,6 +29,11 @@ const REQUIRED_DEFAULTS: Readonly<Record<EventName, Readonly<Record<string, unkn
   Stop: {},
   BeforeModel: { llm_request: {} },
   AfterModel: { llm_response: {} },
+  SessionEnd: { reason: 'other' },
+  Notification: { message: '', notification_type: 'idle_prompt' },
+  PreCompact: { trigger: 'manual', custom_instructions: '' },
+  SubagentStart: { agent_id: 'cosh-hooks-fire-agent', agent_type: 'general-purpose' },
+  SubagentStop: { agent_id: 'cosh-hooks-fire-agent', agent_type: 'general-purpose' },
 };
 
 /**

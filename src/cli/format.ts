@@ -1,4 +1,4 @@
-import { byEvent, EVENT_NAMES, TOOL_EVENTS, type Decision, type EventName } from '../events/names.js';
+import { byEvent, EVENT_NAMES, MATCHED_EVENTS, type Decision, type EventName } from '../events/names.js';
 import type { LoadedSources as Sources } from '../config/index.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
@@ -135,7 +135,7 @@ export const unredactedHooks = (
   );
 
 const matcherOf = (event: EventName, hook: Hook): string => {
-  if (!TOOL_EVENTS.includes(event))
+  if (!MATCHED_EVENTS.includes(event))
     return hook.matcher === undefined ? '-' : `(ignored) ${printableLine(hook.matcher.source)}`;
   return hook.matcher === undefined ? '*' : printableLine(hook.matcher.source);
 };

@@ -10,6 +10,7 @@ import {
 } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { importCommand } from './import.js';
+import { replayCommand, type ReplayFlags } from './replay.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
 import { packageVersion } from '../version.js';
@@ -31,6 +32,14 @@ Examples:
 
 --input and --event-file give event fields as a JSON object; missing required fields get
 placeholders, and --tool and --session override what the JSON says.`,
+  replay: `
+Examples:
+  cosh-hooks replay events.jsonl --config ./config.toml              # print the decisions
+  cosh-hooks replay events.jsonl --expect decisions.jsonl --update   # record the expectation
+  cosh-hooks replay events.jsonl --expect decisions.jsonl            # compare: exit 1 on a difference
+
+Decisions are compared in order, without seq and without each hook's duration_ms; notifications
+are not compared. A difference is shown field by field on stderr.`,
   import: `
 Examples:
   cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
@@ -39,7 +48,7 @@ Examples:
 
 Hooks without a name get one made from their command; Claude's timeouts in seconds become
 milliseconds; Claude tool matchers become cosh tool names (Bash -> shell|run_shell_command).
-Events cosh does not have (Notification, SessionEnd, PreCompact, ...) are warnings on stderr.
+Events cosh does not have (PermissionRequest, TeammateIdle, ...) are warnings on stderr.
 To load such a file without converting it, use --claude-settings / --gemini-settings.`,
 };
 
@@ -96,6 +105,15 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--json', 'print the notifications and the decision as JSON')
     .addHelpText('after', EXAMPLES.fire)
     .action(async (event: EventName, flags: FireFlags) => setStatus(await fireCommand(event, flags)));
+
+  addExecutionOptions(
+    command('replay', 'run recorded events through the configuration and compare the decisions'),
+  )
+    .addArgument(new Argument('<events>', 'recorded events, one JSON object a line (- for stdin)'))
+    .option('--expect <file>', 'the expected decisions (JSONL; a `run` output works too)')
+    .option('--update', 'write the decisions to the --expect file instead of comparing')
+    .addHelpText('after', EXAMPLES.replay)
+    .action(async (events: string, flags: ReplayFlags) => setStatus(await replayCommand(events, flags)));
 
   program
     .command('import')

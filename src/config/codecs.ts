@@ -6,6 +6,7 @@ import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
 import { unspawnableArgument, unspawnableEnvValue } from '../registry/spawnable.js';
 import { DIALECTS } from '../dialects/dialect.js';
+import { MAX_STOP_LOOP_LIMIT } from '../protocol/stop-loop.js';
 
 /*
  * The codecs below are the single source of the config-file, manifest and state-file types. Each
@@ -235,14 +236,30 @@ export type ConfigHook = t.TypeOf<typeof ConfigHook>;
 const hookTables = (event: EventName) =>
   named(t.array(ConfigHook), `an array of hook tables (write [[hooks.${event}]])`);
 
-/** `[hooks]`: `enabled` plus one array of hook tables per event name; any other key is an error. */
+/** `stop_loop_limit`: blocked Stop decisions in a row before the next block is let through (docs/configuration.md). */
+export const StopLoopLimit = new t.Type<number, number, unknown>(
+  `an integer 1..${MAX_STOP_LOOP_LIMIT}`,
+  (value): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT,
+  (value, context) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT
+      ? t.success(value)
+      : t.failure(value, context),
+  t.identity,
+);
+
+/**
+ * `[hooks]`: `enabled`, `stop_loop_limit`, plus one array of hook tables per event name; any other
+ * key is an error.
+ */
 export const HooksSection = object('a table', {
   optional: {
     enabled: ABoolean,
+    stop_loop_limit: StopLoopLimit,
     ...byEvent(hookTables),
   },
   unknownKey: (key) =>
-    `unknown event name (expected enabled or one of ${EVENT_NAMES.join(', ')})${hint(key, EVENT_NAMES)}`,
+    `unknown event name (expected enabled, stop_loop_limit or one of ${EVENT_NAMES.join(', ')})${hint(key, EVENT_NAMES)}`,
 });
 export type HooksSection = t.TypeOf<typeof HooksSection>;
 

@@ -1,6 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { parse, TomlError } from 'smol-toml';
-import { byEvent, EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
+import { byEvent, EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
@@ -21,6 +21,8 @@ export type HooksByEvent = Readonly<Record<EventName, readonly CommandHook[]>>;
 export interface ConfigFileResult {
   /** `[hooks] enabled`; absent = true. */
   readonly enabled: boolean;
+  /** `[hooks] stop_loop_limit`, when the file sets it. */
+  readonly stopLoopLimit?: number;
   readonly hooks: HooksByEvent;
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
@@ -39,7 +41,7 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
 
 /**
  * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: unnamed hooks (skipped) and matchers on events that have no tool name (ignored).
+ * errors: unnamed hooks (skipped) and matchers on events that have no matched field (ignored).
  */
 const warningIssues = (document: Record<string, unknown>): Issue[] => {
   const section = document.hooks;
@@ -52,7 +54,7 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
       const at = ['hooks', event, index];
       if (isUnnamed(table.name)) issues.push(unnamedHook(at));
       const matcher = table.matcher;
-      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !TOOL_EVENTS.includes(event)) {
+      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)) {
         issues.push(ignoredMatcher(event, [...at, 'matcher']));
       }
     });
@@ -108,5 +110,11 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
         );
     }
   }
-  return { enabled: section.enabled ?? true, hooks, errors: [], warnings };
+  return {
+    enabled: section.enabled ?? true,
+    ...(section.stop_loop_limit !== undefined && { stopLoopLimit: section.stop_loop_limit }),
+    hooks,
+    errors: [],
+    warnings,
+  };
 };

@@ -1,4 +1,4 @@
-import { TOOL_EVENTS, type EventName } from '../events/names.js';
+import { MATCHED_EVENTS, TOOL_EVENTS, type EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
 import type { ForeignDialect } from '../dialects/dialect.js';
 import {
@@ -106,11 +106,12 @@ class ForeignWalk {
       this.expected([...at, 'matcher'], 'a string', matcher);
       return;
     }
-    const mapped = mapMatcher(this.dialect, matcher);
     const onTools = targets.some((target) => TOOL_EVENTS.includes(target));
+    const onMatched = targets.some((target) => MATCHED_EVENTS.includes(target));
+    const mapped = mapMatcher(this.dialect, matcher, { tools: onTools, event });
     if (mapped.warning !== undefined)
       this.warnings.push({ path: [...at, 'matcher'], message: mapped.warning });
-    if (mapped.matcher !== undefined && !onTools) {
+    if (mapped.matcher !== undefined && !onMatched) {
       this.warnings.push({
         path: [...at, 'matcher'],
         message: `ignored: cosh runs ${event} hooks on every ${event} event (the matcher filters by source or trigger there)`,
@@ -122,7 +123,7 @@ class ForeignWalk {
       return;
     }
     hooks.forEach((entry: unknown, index) =>
-      this.entry(event, targets, onTools ? mapped.matcher : undefined, entry, [...at, 'hooks', index]),
+      this.entry(event, targets, onMatched ? mapped.matcher : undefined, entry, [...at, 'hooks', index]),
     );
   }
 

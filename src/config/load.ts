@@ -50,7 +50,14 @@ export interface LoadedSources {
 
 /** The result of `loadHooks`: the registry and warnings, or every error of an invalid config file. */
 export type LoadResult =
-  | { ok: true; registry: Registry; warnings: ConfigProblem[]; sources: LoadedSources }
+  | {
+      ok: true;
+      registry: Registry;
+      warnings: ConfigProblem[];
+      sources: LoadedSources;
+      /** `[hooks] stop_loop_limit` of the config file, for the engine's options (docs/configuration.md). */
+      stopLoopLimit?: number;
+    }
   | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[] };
 
 /** Where system-wide extensions are looked for by default. */
@@ -139,6 +146,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
     ok: true,
     registry,
     warnings,
+    ...(config.stopLoopLimit !== undefined && { stopLoopLimit: config.stopLoopLimit }),
     sources: {
       ...(config.read && { configFile }),
       extensions: loaded.map(({ extension, enabled }) => ({

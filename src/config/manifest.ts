@@ -1,7 +1,7 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 import { isDialect, type Dialect } from '../dialects/dialect.js';
-import { EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '../events/names.js';
+import { EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
 import { commandHookOf } from '../registry/define.js';
@@ -88,7 +88,7 @@ class ManifestWalk {
       this.warnings.push({ path: at, message: 'group has no "hooks" array; nothing to run' });
       return;
     }
-    if (group?.matcher !== undefined && !TOOL_EVENTS.includes(event)) {
+    if (group?.matcher !== undefined && !MATCHED_EVENTS.includes(event)) {
       this.warnings.push(ignoredMatcher(event, [...at, 'matcher']));
     }
     if (!Array.isArray(raw.hooks)) return;

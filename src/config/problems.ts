@@ -1,5 +1,5 @@
 import type * as t from 'io-ts';
-import { TOOL_EVENTS, type EventName } from '../events/names.js';
+import { MATCHED_EVENTS, type EventName } from '../events/names.js';
 
 /** One configuration problem, located as precisely as the file allows (SPEC §2). */
 export interface ConfigProblem {
@@ -94,10 +94,10 @@ export const unnamedHook = (path: readonly Segment[]): Issue => ({
   message: 'hook has no name; skipped',
 });
 
-/** Warning: a matcher on an event without `tool_name` is ignored (SPEC §4.1). */
+/** Warning: a matcher on an event without a matched field is ignored (docs/protocol.md). */
 export const ignoredMatcher = (event: EventName, path: readonly Segment[]): Issue => ({
   path,
-  message: `ignored: ${event} has no tool name to match (matchers apply to ${TOOL_EVENTS.join(', ')})`,
+  message: `ignored: ${event} has no field to match (matchers apply to ${MATCHED_EVENTS.join(', ')})`,
 });
 
 /**

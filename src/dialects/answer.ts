@@ -61,12 +61,16 @@ const without = (source: JsonObject, keys: readonly string[]): Record<string, un
  * The fields both agents share on top of cosh's: `continue: false` stops the agent, with
  * `stopReason` for the user. Here that is a block (the chain stops, the host is told why) plus
  * `continue: false` and `stop_reason` in `hook_specific_output`, so the host can end the turn even
- * on events where nothing is blocked (docs/compat.md). Not for a Gemini hook on SessionStart,
- * where Gemini CLI ignores `continue`.
+ * on events where nothing is blocked (docs/compat.md). Not for a Gemini hook on its advisory
+ * events (SessionStart, SessionEnd, Notification, PreCompress), where Gemini CLI ignores `continue`.
  */
+/** Gemini CLI events whose answers are advisory: it ignores `continue` there. */
+const GEMINI_ADVISORY: readonly EventName[] = ['SessionStart', 'SessionEnd', 'Notification', 'PreCompact'];
+
 const withStop = (output: HookOutput, raw: JsonObject, context: AnswerContext): Read => {
-  // Gemini CLI's SessionStart is advisory: it ignores `continue` there (startup is never blocked).
-  if (context.dialect === 'gemini' && context.event === 'SessionStart') return ok(output);
+  // Gemini CLI's SessionStart is advisory: it ignores `continue` there (startup is never blocked),
+  // and so on its session-end, notification and compression events.
+  if (context.dialect === 'gemini' && GEMINI_ADVISORY.includes(context.event)) return ok(output);
   const go = raw['continue'];
   const stopReason = raw['stopReason'];
   if (go !== undefined && typeof go !== 'boolean') return invalid('continue: expected true or false');

@@ -11,7 +11,10 @@ export interface SentEvent {
   readonly back: (input: JsonObject) => JsonObject;
 }
 
-/** cosh event → Gemini CLI event name (docs/compat.md). */
+/**
+ * cosh event → Gemini CLI event name (docs/compat.md). Gemini CLI has no sub-agent events: a
+ * Gemini-dialect hook placed on one receives the cosh name.
+ */
 export const GEMINI_EVENT_OF: Readonly<Record<EventName, string>> = {
   PreToolUse: 'BeforeTool',
   PostToolUse: 'AfterTool',
@@ -21,6 +24,19 @@ export const GEMINI_EVENT_OF: Readonly<Record<EventName, string>> = {
   Stop: 'AfterAgent',
   BeforeModel: 'BeforeModel',
   AfterModel: 'AfterModel',
+  SessionEnd: 'SessionEnd',
+  Notification: 'Notification',
+  PreCompact: 'PreCompress',
+  SubagentStart: 'SubagentStart',
+  SubagentStop: 'SubagentStop',
+};
+
+/**
+ * Claude Code's notification types → Gemini CLI's, and back (a Gemini matcher names Gemini's). Gemini
+ * CLI sends a notification for one reason only, a tool waiting for permission.
+ */
+export const GEMINI_NOTIFICATION_TYPE_OF: Readonly<Record<string, string>> = {
+  permission_prompt: 'ToolPermission',
 };
 
 const identity = (input: JsonObject): JsonObject => input;
@@ -37,7 +53,8 @@ const toolCallOf = (
  * The event as a Claude Code hook reads it: Claude tool names and `tool_input` fields
  * (`shell` → `Bash`; `read_file` → `Read` with `file_path`), plus the fields every Claude hook may
  * read and cosh events may lack (`transcript_path`, `permission_mode`, SessionStart `source`,
- * Stop `stop_hook_active`). Event names are the same; other fields are kept.
+ * Stop and SubagentStop `stop_hook_active`, PreCompact `custom_instructions`, SessionEnd `reason`).
+ * Event names are the same; other fields are kept.
  */
 export const claudeEvent = (event: HookEvent): SentEvent => {
   const call = toolCallOf(event, claudeToolCall);
@@ -45,10 +62,13 @@ export const claudeEvent = (event: HookEvent): SentEvent => {
   if (event.hook_event_name === 'SessionStart' && !('source' in event && event.source !== undefined))
     extra['source'] = 'startup';
   if (
-    event.hook_event_name === 'Stop' &&
+    (event.hook_event_name === 'Stop' || event.hook_event_name === 'SubagentStop') &&
     !('stop_hook_active' in event && event.stop_hook_active !== undefined)
   )
     extra['stop_hook_active'] = false;
+  if (event.hook_event_name === 'PreCompact' && event.custom_instructions === undefined)
+    extra['custom_instructions'] = '';
+  if (event.hook_event_name === 'SessionEnd' && event.reason === undefined) extra['reason'] = 'other';
   return {
     event: {
       ...event,
@@ -66,9 +86,10 @@ export const claudeEvent = (event: HookEvent): SentEvent => {
 
 /**
  * The event as a Gemini CLI hook reads it: Gemini event names (`PreToolUse` → `BeforeTool`,
- * `UserPromptSubmit` → `BeforeAgent`, `Stop` → `AfterAgent` with `prompt_response`), Gemini tool
- * names (`shell` → `run_shell_command`); a failed tool is an `AfterTool` whose `tool_response`
- * holds the `error`, as Gemini reports it.
+ * `UserPromptSubmit` → `BeforeAgent`, `Stop` → `AfterAgent` with `prompt_response`, `PreCompact` →
+ * `PreCompress`; a `permission_prompt` notification is Gemini's `ToolPermission`, with `details`),
+ * Gemini tool names (`shell` → `run_shell_command`); a failed tool is an `AfterTool` whose
+ * `tool_response` holds the `error`, as Gemini reports it.
  */
 export const geminiEvent = (event: HookEvent): SentEvent => {
   const call = toolCallOf(event, geminiToolCall);
@@ -81,6 +102,13 @@ export const geminiEvent = (event: HookEvent): SentEvent => {
     extra['stop_hook_active'] = event.stop_hook_active ?? false;
   }
   if (event.hook_event_name === 'SessionStart' && event.source === undefined) extra['source'] = 'startup';
+  if (event.hook_event_name === 'SessionEnd' && event.reason === undefined) extra['reason'] = 'other';
+  if (event.hook_event_name === 'Notification') {
+    const type = event.notification_type;
+    if (type !== undefined && Object.hasOwn(GEMINI_NOTIFICATION_TYPE_OF, type))
+      extra['notification_type'] = GEMINI_NOTIFICATION_TYPE_OF[type];
+    if (!isJsonObject((event as JsonObject)['details'])) extra['details'] = {};
+  }
   return {
     event: {
       ...event,

@@ -16,6 +16,11 @@ const CLAUDE_EVENTS: Readonly<Record<string, readonly EventName[]>> = {
   UserPromptSubmit: ['UserPromptSubmit'],
   SessionStart: ['SessionStart'],
   Stop: ['Stop'],
+  SessionEnd: ['SessionEnd'],
+  Notification: ['Notification'],
+  PreCompact: ['PreCompact'],
+  SubagentStart: ['SubagentStart'],
+  SubagentStop: ['SubagentStop'],
 };
 
 /** Gemini CLI event → cosh events. Gemini's AfterTool also fires for a tool that failed. */
@@ -27,16 +32,13 @@ const GEMINI_EVENTS: Readonly<Record<string, readonly EventName[]>> = {
   SessionStart: ['SessionStart'],
   BeforeModel: ['BeforeModel'],
   AfterModel: ['AfterModel'],
+  SessionEnd: ['SessionEnd'],
+  Notification: ['Notification'],
+  PreCompress: ['PreCompact'],
 };
 
 /** Why a foreign event cannot run here, for the warning that names it. */
 const UNMAPPED_WHY: Readonly<Record<string, string>> = {
-  Notification: 'cosh has no notification event',
-  SessionEnd: 'cosh has no session-end event',
-  PreCompact: 'cosh has no compaction event',
-  PreCompress: 'cosh has no compaction event',
-  SubagentStart: 'cosh has no sub-agent events',
-  SubagentStop: 'cosh has no sub-agent events',
   PermissionRequest: 'cosh has no permission-dialog event (PreToolUse "ask" is the closest)',
   PermissionDenied: 'cosh has no permission-denied event',
   BeforeToolSelection: 'cosh has no tool-selection event',
@@ -71,16 +73,43 @@ export interface MappedMatcher {
 
 const escapeRegex = (name: string): string => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 
+/** Gemini CLI's notification types → the `notification_type` cosh hosts send (Claude Code's). */
+const COSH_NOTIFICATION_TYPE_OF: Readonly<Record<string, string>> = { ToolPermission: 'permission_prompt' };
+
+/**
+ * A matcher on an event where it filters another field than the tool name (docs/protocol.md):
+ * Claude Code reads a plain list of names exactly and anything else as a regular expression, with
+ * no tool names to translate; Gemini CLI matches its lifecycle events by exact string.
+ */
+const mapFieldMatcher = (dialect: ForeignDialect, matcher: string, foreignEvent: string): MappedMatcher => {
+  if (dialect === 'gemini') {
+    const value =
+      foreignEvent === 'Notification' && Object.hasOwn(COSH_NOTIFICATION_TYPE_OF, matcher)
+        ? (COSH_NOTIFICATION_TYPE_OF[matcher] ?? matcher)
+        : matcher;
+    return { matcher: `^${escapeRegex(value)}$` };
+  }
+  if (!NAME_LIST.test(matcher)) return { matcher };
+  const names = [...new Set(matcher.split(/[|,]/).map((name) => name.trim()))];
+  return { matcher: `^(${names.map(escapeRegex).join('|')})$` };
+};
+
 /**
  * A foreign tool matcher in cosh's terms. `*`, `""` and no matcher match every tool. Claude Code
  * matches a plain list of names exactly (`Edit|Write`, `Edit, Write`); it becomes an anchored alternation of the
  * cosh names each stands for (`Bash` → `^(shell|run_shell_command)$`), an RE2-compatible pattern.
  * Gemini CLI tools already carry cosh's names, so its (regular expression) matchers are kept.
  * A Claude regular expression (`Notebook.*`) is kept too, with a warning when it names a Claude
- * tool whose cosh name differs.
+ * tool whose cosh name differs. On events whose matcher filters another field (`on.tools` false:
+ * notification type, compaction trigger, agent type, session-end reason) no tool name is translated.
  */
-export const mapMatcher = (dialect: ForeignDialect, matcher: string | undefined): MappedMatcher => {
+export const mapMatcher = (
+  dialect: ForeignDialect,
+  matcher: string | undefined,
+  on: { readonly tools: boolean; readonly event: string } = { tools: true, event: '' },
+): MappedMatcher => {
   if (matcher === undefined || matcher === '' || matcher === '*') return {};
+  if (!on.tools) return mapFieldMatcher(dialect, matcher, on.event);
   if (dialect === 'gemini') return { matcher };
   if (NAME_LIST.test(matcher)) {
     const names = matcher

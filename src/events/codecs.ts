@@ -1,7 +1,8 @@
 import * as t from 'io-ts';
 
 /**
- * io-ts codecs for the eight events (SPEC §1). `t.type` keeps unknown fields, so whatever a newer
+ * io-ts codecs for the events (docs/protocol.md), the five Claude Code ones with the fields Claude Code
+ * sends. `t.type` keeps unknown fields, so whatever a newer
  * host sends is forwarded to hooks unchanged. Each event is one required and one optional part
  * (flat, because every event of a session goes through here).
  */
@@ -84,6 +85,26 @@ export const SessionStartEvent = event('SessionStart', {}, { source: Text });
 export const StopEvent = event('Stop', {}, { last_assistant_message: Text, stop_hook_active: Flag });
 export const BeforeModelEvent = event('BeforeModel', { llm_request: JsonObject }, {});
 export const AfterModelEvent = event('AfterModel', { llm_response: JsonObject }, { llm_request: JsonObject });
+export const SessionEndEvent = event('SessionEnd', {}, { reason: Text });
+export const NotificationEvent = event(
+  'Notification',
+  { message: Text },
+  { title: Text, notification_type: Text },
+);
+export const PreCompactEvent = event('PreCompact', { trigger: Text }, { custom_instructions: Text });
+export const SubagentStartEvent = event('SubagentStart', { agent_id: Text, agent_type: Text }, {});
+// Claude Code versions before the sub-agent ids sent SubagentStop without them: both optional.
+export const SubagentStopEvent = event(
+  'SubagentStop',
+  {},
+  {
+    agent_id: Text,
+    agent_type: Text,
+    agent_transcript_path: Text,
+    last_assistant_message: Text,
+    stop_hook_active: Flag,
+  },
+);
 
 export const EventCodecs = {
   PreToolUse: PreToolUseEvent,
@@ -94,6 +115,11 @@ export const EventCodecs = {
   Stop: StopEvent,
   BeforeModel: BeforeModelEvent,
   AfterModel: AfterModelEvent,
+  SessionEnd: SessionEndEvent,
+  Notification: NotificationEvent,
+  PreCompact: PreCompactEvent,
+  SubagentStart: SubagentStartEvent,
+  SubagentStop: SubagentStopEvent,
 } as const;
 
 export const HookEvent = t.union([
@@ -105,6 +131,11 @@ export const HookEvent = t.union([
   StopEvent,
   BeforeModelEvent,
   AfterModelEvent,
+  SessionEndEvent,
+  NotificationEvent,
+  PreCompactEvent,
+  SubagentStartEvent,
+  SubagentStopEvent,
 ]);
 
 /** A validated event: what hooks receive on stdin. `cwd` and `timestamp` are always filled. */

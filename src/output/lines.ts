@@ -2,6 +2,7 @@ import type { HookEvent } from '../events/codecs.js';
 import { describeThrown } from '../events/untrusted.js';
 import type { Decision, EventName } from '../events/names.js';
 import type { HookReport, HookRun, Verdict } from '../protocol/aggregate.js';
+import type { StopLoopIntervention } from '../protocol/stop-loop.js';
 
 /** A notification for the shell (SPEC §5.1). */
 export interface HookNotification {
@@ -14,6 +15,8 @@ export interface HookNotification {
     readonly hook_event_name: EventName;
     readonly session_id: string;
     readonly tool_use_id?: string;
+    /** On the engine's notification when the Stop-loop guard let a block through (docs/protocol.md). */
+    readonly stop_loop_guard?: StopLoopIntervention;
   };
 }
 
@@ -30,6 +33,8 @@ export interface HookDecision {
   readonly additional_context?: string;
   readonly hook_specific_output?: Readonly<Record<string, unknown>>;
   readonly hooks: readonly HookReport[];
+  /** Set when the Stop-loop guard let this decision's block through (docs/protocol.md). */
+  readonly stop_loop_guard?: StopLoopIntervention;
 }
 
 /** An input that was not a valid event (SPEC §6). `line` when the input came from a JSONL line. */

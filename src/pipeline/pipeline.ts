@@ -40,6 +40,7 @@ import { aggregate, type HookRun } from '../protocol/aggregate.js';
 import { effectiveDecision } from '../protocol/effective.js';
 import { failure } from '../protocol/result.js';
 import type { Hook, Registry } from '../registry/hook.js';
+import { guardedRunner } from './stop-loop-run.js';
 
 /** Collaborators, injected so tests run in virtual time with fake hooks. */
 export interface PipelineDeps {
@@ -58,6 +59,11 @@ export interface PipelineOptions {
    * `per-session`: events of different `session_id` may overlap; one session's never do.
    */
   readonly concurrency?: 'sequential' | 'per-session';
+  /**
+   * Blocked `Stop` (or `SubagentStop`) decisions in a row per session after which the next block is
+   * let through (docs/protocol.md, "Stop loops"). A whole number 1..1000; default 8.
+   */
+  readonly stopLoopLimit?: number;
 }
 
 /**
@@ -144,13 +150,13 @@ export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput
 const runItem = (
   item: Admitted,
   match: (item: Admitted) => Job,
-  deps: PipelineDeps,
+  runJob: (job: MatchedEvent) => ObservableInput<OutputLine>,
 ): ObservableInput<OutputLine> => {
   if (item.kind === 'rejected') return [toError(item)];
   let job: MatchedEvent | undefined;
   try {
     job = match(item) as MatchedEvent; // an admitted event stays an event
-    return runEvent(job, deps);
+    return runJob(job);
   } catch (error) {
     return internalFailureLines(item, job?.chain ?? [], error);
   }
@@ -176,7 +182,9 @@ export const hookPipeline =
       // the run: opened on subscribe, ended on completion, error or unsubscribe.
       const opened = openRun(deps.executor);
       const runDeps = { ...deps, executor: opened.executor };
-      const run = (item: Admitted) => runItem(item, match, runDeps);
+      // The Stop-loop guard's counts, like the executor's state, live as long as the run.
+      const runJob = guardedRunner(options.stopLoopLimit, (job) => runEvent(job, runDeps));
+      const run = (item: Admitted) => runItem(item, match, runJob);
       // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
       let inputError: { readonly error: unknown } | undefined;
       return input$.pipe(

@@ -19,6 +19,7 @@ import type { HookError, OutputLine } from '../output/lines.js';
 import { chainFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
 import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
+import { guardedRunner } from './stop-loop-run.js';
 
 /** Options of `createSession`: the same scheduling choices as the pipeline's. */
 export type SessionOptions = PipelineOptions;
@@ -87,6 +88,7 @@ export const createSession = (
   // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
   const opened = openRun(deps.executor);
   const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
+  const runJob = guardedRunner(options.stopLoopLimit, (job) => runEvent(job, runDeps));
   let index = 0;
   let seq = 0;
   const queues = new Map<string, Queue>();
@@ -146,7 +148,7 @@ export const createSession = (
       enter(key, turn);
       return go.pipe(
         take(1),
-        concatMap(() => runEvent(job, runDeps)),
+        concatMap(() => runJob(job)),
         takeUntil(closing),
         concatWith(
           defer(() =>

@@ -5,9 +5,11 @@ import { isJsonObject, type JsonObject } from '../events/untrusted.js';
 /*
  * BeforeModel rewrites of the tool declarations, checked as cosh-core checks them (hook.rs,
  * `validate_updated_tools`): a hook may shorten descriptions and schemas, but a tool renamed,
- * added, dropped or moved would change what the model can call without the user knowing. Such an
- * array is refused: it is taken out of that hook's output, so an earlier hook's valid array stays
- * in the merge (SPEC §4.6 lets a later array replace an earlier one).
+ * added, dropped or moved would change what the model can call without the user knowing, and a
+ * declaration without its `description` (a string) or `parameters` (an object) is no declaration.
+ * Such an array is refused: it is taken out of that hook's output, so an earlier hook's valid
+ * array stays in the merge (a later array replaces an earlier one, docs/protocol.md), and with none
+ * the host keeps its original declarations.
  */
 
 /** The positions of the declarations in `llm_request`: canonical first, then the older one. */
@@ -38,8 +40,13 @@ export const toolRewriteProblem = (original: unknown, candidate: unknown): strin
     if (got !== expected) {
       return `tool ${index}: expected "${expected}", got ${got === undefined ? 'no name' : `"${got}"`} (tools may not be renamed, added, dropped or reordered)`;
     }
-    if (isJsonObject((original[index] as JsonObject).parameters) && !isJsonObject(tool.parameters)) {
-      return `tool "${expected}": parameters must stay an object`;
+    // cosh-core reads each entry as a declaration (name, description, parameters all required)
+    // and refuses the array when one does not read.
+    if (typeof tool.description !== 'string') {
+      return `tool "${expected}": description must be a string${tool.description === undefined ? ' (missing)' : ''}`;
+    }
+    if (!isJsonObject(tool.parameters)) {
+      return `tool "${expected}": parameters must be an object${tool.parameters === undefined ? ' (missing)' : ''}`;
     }
   }
   return undefined;

@@ -23,6 +23,8 @@ export interface ToolMatcher {
   readonly source: string;
   /** Whether the pattern matches `toolName` or its alias. */
   matches(toolName: string): boolean;
+  /** Whether the pattern matches `text` itself: a field that is not a tool name has no alias. */
+  matchesText(text: string): boolean;
 }
 
 /** The matcher (`undefined` for one that matches every tool), or why the pattern is refused. */
@@ -70,6 +72,7 @@ export const compileMatcher = (source: string): CompiledMatcher => {
   };
   return ok({
     source,
+    matchesText: (text: string) => re.test(text),
     matches: (toolName: string) => {
       const known = cache.get(toolName);
       if (known !== undefined) return known;

@@ -116,7 +116,7 @@ describe.concurrent('cosh-hooks list', () => {
       '$ cat > /dev/null',
     ]);
     expect(result.stdout).toContain(
-      'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, BeforeModel, AfterModel',
+      'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop',
     );
   });
 
@@ -152,6 +152,11 @@ describe.concurrent('cosh-hooks list', () => {
       'Stop',
       'BeforeModel',
       'AfterModel',
+      'SessionEnd',
+      'Notification',
+      'PreCompact',
+      'SubagentStart',
+      'SubagentStop',
     ]);
     expect(events['PreToolUse']).toEqual([
       {

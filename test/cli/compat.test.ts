@@ -33,10 +33,64 @@ describe('cosh-hooks import', () => {
     );
     expect(result.stderr.split('\n').filter((line) => line !== '')).toStrictEqual([
       `warning: ${SETTINGS}:25: hooks.SessionStart[0].matcher: ignored: cosh runs SessionStart hooks on every SessionStart event (the matcher filters by source or trigger there)`,
-      `warning: ${SETTINGS}:29: hooks.Notification: Claude Code event "Notification" has no cosh counterpart (cosh has no notification event); its hooks are skipped`,
-      `warning: ${SETTINGS}:32: hooks.PreCompact: Claude Code event "PreCompact" has no cosh counterpart (cosh has no compaction event); its hooks are skipped`,
-      `warning: ${SETTINGS}:33: hooks.Stop[0].hooks[0].type: skipped: a "prompt" hook cannot run here (it asks the agent's model, which cosh-hooks does not have)`,
+      `warning: ${SETTINGS}:39: hooks.Stop[0].hooks[0].type: skipped: a "prompt" hook cannot run here (it asks the agent's model, which cosh-hooks does not have)`,
     ]);
+    expect(result.stdout).toContain('[[hooks.Notification]]\nname = "claude-notify.sh-');
+    expect(result.stdout).toContain('matcher = "^(permission_prompt|idle_prompt)$"\ndialect = "claude"\n');
+    expect(result.stdout).toContain('[[hooks.SessionEnd]]\nname = "claude-session-end-logger.py-');
+    expect(result.stdout).toContain('[[hooks.PreCompact]]\n');
+  });
+
+  it('a Claude Notification hook and a SessionEnd logger run unchanged: the notification log and the session log are written', async () => {
+    const imported = await cli(['import', 'claude', SETTINGS]);
+    const config = join(scratch, 'imported-notify.toml');
+    writeFileSync(config, imported.stdout);
+    const event = { session_id: 'sess-7', transcript_path: '/t/sess-7.jsonl' };
+    const run = await cli(['run', ...isolated, '--config', config, '--workspace', CLAUDE_PROJECT], {
+      input: jsonl(
+        {
+          ...event,
+          hook_event_name: 'Notification',
+          message: 'Claude needs your permission to use Bash',
+          notification_type: 'permission_prompt',
+        },
+        // Not matched by "permission_prompt|idle_prompt": no hook runs.
+        {
+          ...event,
+          hook_event_name: 'Notification',
+          message: 'Signed in',
+          notification_type: 'auth_success',
+        },
+        {
+          ...event,
+          hook_event_name: 'Notification',
+          message: 'Claude is waiting for your input',
+          notification_type: 'idle_prompt',
+        },
+        { ...event, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' },
+      ),
+    });
+    expect(run.code).toBe(0);
+    const lines = jsonLines(run.stdout).filter((line) => line['type'] === 'hook_decision');
+    expect(
+      lines.map((line) => [
+        line['hook_event_name'],
+        line['decision'],
+        (line['hooks'] as unknown[] | undefined)?.length ?? 0,
+      ]),
+    ).toStrictEqual([
+      ['Notification', 'none', 1],
+      ['Notification', 'none', 0],
+      ['Notification', 'none', 1],
+      ['SessionEnd', 'none', 1],
+    ]);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(CLAUDE_PROJECT, '.claude', 'notifications.log'), 'utf8')).toBe(
+      'permission_prompt: Claude needs your permission to use Bash\nidle_prompt: Claude is waiting for your input\n',
+    );
+    expect(readFileSync(join(CLAUDE_PROJECT, '.claude', 'sessions.jsonl'), 'utf8')).toBe(
+      '{"session_id": "sess-7", "reason": "prompt_input_exit", "transcript_path": "/t/sess-7.jsonl"}\n',
+    );
   });
 
   it('one step: the imported file runs the hooks unchanged, with the decisions their author meant', async () => {
@@ -133,7 +187,7 @@ describe('--claude-settings / --gemini-settings', () => {
         ),
       },
     );
-    expect(run.stderr).toContain('Gemini CLI event "PreCompress" has no cosh counterpart');
+    expect(run.stderr).not.toContain('PreCompress');
     expect(decisions(run.stdout)).toStrictEqual([
       { decision: 'block', reason: 'Security Policy: Potential secret detected in content.' },
       {

@@ -103,7 +103,7 @@ describe('formatChains', () => {
         '  1  stopper  config  (ignored) ignored  5000 ms  no           yes     yes      per-event',
         '     $ stop.sh',
         '',
-        'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, BeforeModel, AfterModel',
+        'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop',
       ].join('\n'),
     );
   });

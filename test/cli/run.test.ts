@@ -219,7 +219,7 @@ describe('cosh-hooks run', () => {
         line: 5,
         message:
           'hook_event_name: unknown event "BeforeLunch" (expected one of PreToolUse, PostToolUse, ' +
-          'PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)',
+          'PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
       { type: 'hook_error', line: 6, message: 'tool_input: expected an object, got "rm"' },
       { type: 'hook_error', line: 7, message: 'session_id: missing required field (expected a string)' },

@@ -169,7 +169,7 @@ describe('decodeConfigText: warnings', () => {
         line: 4,
         path: 'hooks.SessionStart[0].matcher',
         message:
-          'ignored: SessionStart has no tool name to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure)',
+          'ignored: SessionStart has no field to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
     ]);
   });
@@ -321,7 +321,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 1,
         path: 'hooks.pretooluse',
         message:
-          'unknown event name (expected enabled or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel); did you mean PreToolUse?',
+          'unknown event name (expected enabled, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
       },
     ],
     [
@@ -483,4 +483,25 @@ describe('decodeConfigText: a gemini hook’s project variables become quoted ex
       command: 'sh $GEMINI_PROJECT_DIR/x.sh',
     });
   });
+});
+
+describe('decodeConfigText: [hooks] stop_loop_limit (docs/configuration.md)', () => {
+  it('a whole number 1..1000 is the limit; absent, the engine uses 8', () => {
+    expect(decodeConfigText('[hooks]\nstop_loop_limit = 3\n', 'c.toml').stopLoopLimit).toBe(3);
+    expect(decodeConfigText('[hooks]\nstop_loop_limit = 1000\n', 'c.toml').stopLoopLimit).toBe(1000);
+    expect(decodeConfigText('[hooks]\nenabled = true\n', 'c.toml')).not.toHaveProperty('stopLoopLimit');
+  });
+
+  it.each([['0'], ['1001'], ['2.5'], ['"8"'], ['-1']])(
+    'stop_loop_limit = %s is an error naming the key',
+    (value) => {
+      expect(errorsOf(`[hooks]\nstop_loop_limit = ${value}\n`)).toStrictEqual([
+        {
+          line: 2,
+          path: 'hooks.stop_loop_limit',
+          message: `expected an integer 1..1000, got ${value === '"8"' ? '"8"' : value}`,
+        },
+      ]);
+    },
+  );
 });

@@ -81,8 +81,8 @@ describe('decodeForeignText: Claude Code settings', () => {
 
   it('events with no counterpart and non-command hooks are warnings naming them; the rest loads', () => {
     const decoded = claude({
-      Notification: [{ hooks: [{ type: 'command', command: 'notify' }] }],
-      SubagentStop: [],
+      PermissionRequest: [{ hooks: [{ type: 'command', command: 'notify' }] }],
+      TeammateIdle: [],
       Stop: [
         {
           hooks: [
@@ -96,8 +96,8 @@ describe('decodeForeignText: Claude Code settings', () => {
     expect(
       decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
     ).toStrictEqual([
-      '3: hooks.Notification: Claude Code event "Notification" has no cosh counterpart (cosh has no notification event); its hooks are skipped',
-      '13: hooks.SubagentStop: Claude Code event "SubagentStop" has no cosh counterpart (cosh has no sub-agent events); its hooks are skipped',
+      '3: hooks.PermissionRequest: Claude Code event "PermissionRequest" has no cosh counterpart (cosh has no permission-dialog event (PreToolUse "ask" is the closest)); its hooks are skipped',
+      '13: hooks.TeammateIdle: Claude Code event "TeammateIdle" has no cosh counterpart (cosh has no such event); its hooks are skipped',
       '18: hooks.Stop[0].hooks[0].type: skipped: a "prompt" hook cannot run here (it asks the agent\'s model, which cosh-hooks does not have)',
     ]);
     expect(decoded.hooks.map((hook) => hook.command)).toStrictEqual(['ok']);

@@ -115,7 +115,7 @@ describe('loadHooks: files and defaults', () => {
     if (result.ok) return;
     expect(result.errors.map(formatProblem)).toEqual([
       `${file}:3: hooks.Stop[0].timeout: expected an integer 1..600000, got 0`,
-      `${file}:4: hooks.Nope: unknown event name (expected enabled or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)`,
+      `${file}:4: hooks.Nope: unknown event name (expected enabled, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
     ]);
     expect(result.warnings.map(formatProblem)).toEqual([
       `${file}:1: hooks.Stop[0]: hook has no name; skipped`,

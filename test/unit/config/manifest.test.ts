@@ -218,7 +218,7 @@ describe('decodeManifestText: warnings (the extension still loads)', () => {
         line: 4,
         path: 'hooks.PreCompress',
         message:
-          'unknown event; its hooks are skipped (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)',
+          'unknown event; its hooks are skipped (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
     ],
     [
@@ -233,7 +233,7 @@ describe('decodeManifestText: warnings (the extension still loads)', () => {
         line: 6,
         path: 'hooks.Stop[0].matcher',
         message:
-          'ignored: Stop has no tool name to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure)',
+          'ignored: Stop has no field to match (matchers apply to PreToolUse, PostToolUse, PostToolUseFailure, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
     ],
   ])('%s', (_, manifest, expected) => {

@@ -55,7 +55,16 @@ describe('mapMatcher', () => {
 describe('events', () => {
   it("maps each agent's events to cosh events", () => {
     expect(coshEventsOf('claude', 'PreToolUse')).toStrictEqual(['PreToolUse']);
-    expect(coshEventsOf('claude', 'Notification')).toStrictEqual([]);
+    expect(coshEventsOf('claude', 'Notification')).toStrictEqual(['Notification']);
+    expect(coshEventsOf('claude', 'SessionEnd')).toStrictEqual(['SessionEnd']);
+    expect(coshEventsOf('claude', 'PreCompact')).toStrictEqual(['PreCompact']);
+    expect(coshEventsOf('claude', 'SubagentStart')).toStrictEqual(['SubagentStart']);
+    expect(coshEventsOf('claude', 'SubagentStop')).toStrictEqual(['SubagentStop']);
+    expect(coshEventsOf('claude', 'PermissionRequest')).toStrictEqual([]);
+    expect(coshEventsOf('gemini', 'PreCompress')).toStrictEqual(['PreCompact']);
+    expect(coshEventsOf('gemini', 'SessionEnd')).toStrictEqual(['SessionEnd']);
+    expect(coshEventsOf('gemini', 'Notification')).toStrictEqual(['Notification']);
+    expect(coshEventsOf('gemini', 'PreCompact')).toStrictEqual([]);
     expect(coshEventsOf('claude', 'toString')).toStrictEqual([]);
     expect(coshEventsOf('gemini', 'BeforeTool')).toStrictEqual(['PreToolUse']);
     expect(coshEventsOf('gemini', 'AfterTool')).toStrictEqual(['PostToolUse', 'PostToolUseFailure']);
@@ -65,8 +74,8 @@ describe('events', () => {
   });
 
   it('names the event and why it is skipped', () => {
-    expect(unmappedEventMessage('claude', 'SessionEnd')).toBe(
-      'Claude Code event "SessionEnd" has no cosh counterpart (cosh has no session-end event); its hooks are skipped',
+    expect(unmappedEventMessage('claude', 'PermissionDenied')).toBe(
+      'Claude Code event "PermissionDenied" has no cosh counterpart (cosh has no permission-denied event); its hooks are skipped',
     );
     expect(unmappedEventMessage('gemini', 'Whatever')).toBe(
       'Gemini CLI event "Whatever" has no cosh counterpart (cosh has no such event); its hooks are skipped',

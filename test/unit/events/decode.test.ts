@@ -55,7 +55,7 @@ describe('decodeEvent', () => {
     [{ session_id: 's' }, 'hook_event_name: missing required field'],
     [
       { hook_event_name: 'pretooluse', session_id: 's' },
-      'hook_event_name: unknown event "pretooluse" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)',
+      'hook_event_name: unknown event "pretooluse" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
     ],
     [{ hook_event_name: 'SessionStart' }, 'session_id: missing required field (expected a string)'],
     [{ hook_event_name: 'SessionStart', session_id: 7 }, 'session_id: expected a string, got number 7'],

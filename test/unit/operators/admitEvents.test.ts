@@ -56,7 +56,7 @@ const admitted = {
     index: 5,
     line: 9,
     message:
-      'hook_event_name: unknown event "Nope" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel)',
+      'hook_event_name: unknown event "Nope" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
   },
 } satisfies Record<string, Admitted>;
 

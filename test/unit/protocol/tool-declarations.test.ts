@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { success } from '../../../src/protocol/result.js';
+import { deepMerge } from '../../../src/protocol/merge.js';
 import { checkToolRewrites, toolRewriteProblem } from '../../../src/protocol/tool-declarations.js';
 
 const shell = {
@@ -13,7 +14,10 @@ const short = (tool: typeof shell | typeof read) => ({ ...tool, description: 'x'
 describe('toolRewriteProblem (cosh-core validate_updated_tools)', () => {
   it('accepts the same tools, in order, with shorter descriptions and schemas', () => {
     expect(
-      toolRewriteProblem([shell, read], [short(shell), { name: 'read_file', parameters: {} }]),
+      toolRewriteProblem(
+        [shell, read],
+        [short(shell), { name: 'read_file', description: '', parameters: {} }],
+      ),
     ).toBeUndefined();
   });
 
@@ -41,7 +45,23 @@ describe('toolRewriteProblem (cosh-core validate_updated_tools)', () => {
     [
       'parameters no longer an object',
       [{ ...shell, parameters: 'object' }, read],
-      'tool "shell": parameters must stay an object',
+      'tool "shell": parameters must be an object',
+    ],
+    // cosh-core reads every entry as a full declaration: a missing description refuses the array.
+    [
+      'a declaration without description',
+      [{ name: 'shell', parameters: {} }, read],
+      'tool "shell": description must be a string (missing)',
+    ],
+    [
+      'a description that is not a string',
+      [{ ...shell, description: null }, read],
+      'tool "shell": description must be a string',
+    ],
+    [
+      'a declaration without parameters',
+      [shell, { name: 'read_file', description: 'r' }],
+      'tool "read_file": parameters must be an object (missing)',
     ],
   ])('refuses %s', (_name, candidate, problem) => {
     expect(toolRewriteProblem([shell, read], candidate)).toBe(problem);
@@ -94,5 +114,35 @@ describe('checkToolRewrites', () => {
       output: { decision: 'none', hookSpecificOutput: {} },
       note: 'llm_request.tools refused: tool 0: expected "shell", got "read_file" (tools may not be renamed, added, dropped or reordered)',
     });
+  });
+});
+
+describe('checkToolRewrites then the merge: what the host receives (cosh-core: the last valid array wins)', () => {
+  const request = { model: 'm', config: { tools: [shell, read] } };
+  const answer = (tools: unknown[]) =>
+    checkToolRewrites(
+      request,
+      success({ decision: 'none', hookSpecificOutput: { llm_request: { config: { tools } } } }),
+    );
+  const merged = (...answers: ReturnType<typeof answer>[]) =>
+    answers.reduce<Record<string, unknown>>(
+      (sum, result) =>
+        result.outcome === 'ok' ? deepMerge(sum, result.output.hookSpecificOutput ?? {}) : sum,
+      {},
+    );
+
+  it('an earlier valid array stays when a later one lacks a description', () => {
+    const first = answer([short(shell), short(read)]);
+    const second = answer([{ name: 'shell', parameters: {} }, short(read)]);
+    expect(second.outcome === 'ok' && second.note).toBe(
+      'llm_request.config.tools refused: tool "shell": description must be a string (missing)',
+    );
+    expect(merged(first, second)).toStrictEqual({
+      llm_request: { config: { tools: [short(shell), short(read)] } },
+    });
+  });
+
+  it('with no valid array, nothing of llm_request reaches the host: it keeps its original declarations', () => {
+    expect(merged(answer([{ name: 'shell', parameters: {} }, read]))).toStrictEqual({});
   });
 });
