@@ -1,13 +1,20 @@
 import {
   catchError,
   concatMap,
+  connect,
   defaultIfEmpty,
   defer,
+  distinctUntilChanged,
+  EMPTY,
+  endWith,
   filter,
   map,
+  merge,
   of,
+  startWith,
+  switchMap,
   take,
-  timeout,
+  timer,
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
@@ -25,7 +32,7 @@ import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
 import { redactedEvent, redactResult } from '../src/protocol/redact.js';
 import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
-import { failure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
+import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 import { translateDialect } from './translateDialect.js';
 
@@ -41,17 +48,69 @@ type StderrNotice = Extract<HookProgress, { readonly progress: 'stderr' }>;
 const isStderrNotice = (emission: HookEmission): emission is StderrNotice =>
   isProgress(emission) && emission.progress === 'stderr';
 
+/** Which deadline runs: the hook's own (`run`), the wait for its turn (`queue`), or none any more. */
+type Phase =
+  | { readonly phase: 'run' }
+  | { readonly phase: 'queue'; readonly waitingFor: string }
+  | { readonly phase: 'done' };
+
+const RUN: Phase = { phase: 'run' };
+const DONE: Phase = { phase: 'done' };
+
+/** The phase an emission starts, if it starts one. */
+const phaseOf = (emission: HookEmission): Phase | undefined => {
+  if (isResult(emission)) return DONE;
+  switch (emission.progress) {
+    case 'queued':
+      return { phase: 'queue', waitingFor: emission.waitingFor };
+    case 'started':
+      return RUN;
+    case 'exited':
+      return DONE;
+    default:
+      return undefined;
+  }
+};
+
 /**
  * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
- * executor runs it (`deps.executor`, the port). The deadline is `timeout` on the scheduler, armed
- * until the first result or `exited` notice (so the stdout drain after a hook exited in time never
- * turns into a timeout); missing it unsubscribes the hook, which cancels it (a process group is
- * killed), and yields a `timeout` result carrying the stderr line seen so far. An error or an empty
- * completion of the executor (which breaks the port's contract) becomes a failure.
+ * executor runs it (`deps.executor`, the port). An error or an empty completion of the executor
+ * (which breaks the port's contract) becomes a failure.
+ *
+ * Deadlines, on the scheduler (docs/execution.md):
+ * - The hook's own: `hook.timeoutMs` from its start (its subscription, or its `started` notice
+ *   after a `queued` one) to its result or `exited` notice (so the stdout drain after a hook
+ *   exited in time never turns into a timeout). Missing it yields a `timeout` result carrying the
+ *   stderr line seen so far.
+ * - Its wait for a turn: from a `queued` notice to `started`, bounded by the hook's timeout too;
+ *   missing it yields `queue_timeout`. The wait does not count against the hook's own deadline.
+ *
+ * The engine being busy is not the hook's time: a deadline timer that runs late (the event loop was
+ * busy with other work) waits as long again as it was late, and any deadline is judged one turn of
+ * I/O after it passed, so a result that had already arrived is taken, not turned into a timeout.
+ * Either failure unsubscribes the hook, which cancels it (a process group is killed).
+ *
+ * ```
+ * executor: -q---s-------r|     q = queued, s = started, r = result; timeout 8
+ * output:   -------------(r|)   the wait (frames 1–5) is not the hook's: r at 5+8 is in time
+ * ```
  */
 export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
   defer(() => {
     let stderrFirstLine: string | undefined;
+    /**
+     * `result` after `ms` of the engine's time: when the timer runs late (the event loop was busy
+     * elsewhere), the hook gets the time it lost once more, and in any case one more turn (a zero
+     * delay on the scheduler runs after pending I/O), so an answer already waiting is read first.
+     */
+    const deadline = (ms: number, result: () => HookResult): Observable<HookEmission> =>
+      defer(() => {
+        const due = deps.scheduler.now() + ms;
+        return timer(ms, deps.scheduler).pipe(
+          switchMap(() => timer(Math.max(0, deps.scheduler.now() - due), deps.scheduler)),
+          map(result),
+        );
+      });
     return deps.executor(hook, event).pipe(
       // A stderr notice is kept for the timeout's message and goes no further.
       filter((emission) => {
@@ -59,11 +118,26 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
         stderrFirstLine = emission.firstLine;
         return false;
       }),
-      timeout({
-        first: hook.timeoutMs,
-        with: () => of<HookEmission>(timeoutFailure(hook.timeoutMs, stderrFirstLine)),
-        scheduler: deps.scheduler,
-      }),
+      connect((emissions) =>
+        merge(
+          emissions,
+          emissions.pipe(
+            map(phaseOf),
+            filter((phase): phase is Phase => phase !== undefined),
+            startWith(RUN),
+            // An executor that completes without a result (a broken contract) ends the deadline too.
+            endWith(DONE),
+            distinctUntilChanged((a, b) => a.phase === b.phase),
+            switchMap((phase) => {
+              if (phase.phase === 'done') return EMPTY;
+              if (phase.phase === 'queue') {
+                return deadline(hook.timeoutMs, () => queueTimeoutFailure(hook.timeoutMs, phase.waitingFor));
+              }
+              return deadline(hook.timeoutMs, () => timeoutFailure(hook.timeoutMs, stderrFirstLine));
+            }),
+          ),
+        ),
+      ),
       filter(isResult),
       take(1),
       defaultIfEmpty<HookResult, HookResult>(failure('exception', 'completed without a result')),

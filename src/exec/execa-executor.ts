@@ -13,6 +13,7 @@ import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 import { errorCode, notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
 import { describeThrown } from '../events/untrusted.js';
+import type { HookEvent } from '../events/codecs.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions extends SpawnHelperOptions {
@@ -42,6 +43,21 @@ const DEFAULTS = {
 };
 
 const noWait = (): void => undefined;
+
+/**
+ * Each event's stdin line, made once however many hooks of its chain read it: for a 30 MB event,
+ * serializing and encoding it is tens of milliseconds of the one event loop every session shares.
+ */
+const eventLines = new WeakMap<HookEvent, Buffer>();
+
+const eventLine = (event: HookEvent): Buffer => {
+  let line = eventLines.get(event);
+  if (line === undefined) {
+    line = Buffer.from(`${JSON.stringify(event)}\n`);
+    eventLines.set(event, line);
+  }
+  return line;
+};
 
 /** The event's folder when it is an existing directory, else the host's (SPEC §4.2). */
 const hookCwd = (cwd: string | undefined): string => {
@@ -86,9 +102,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
   return (hook, event) =>
     new Observable((subscriber) => {
       const { file, args } = invocationOf(hook.command);
-      let line: string;
+      let line: Buffer;
       try {
-        line = `${JSON.stringify(event)}\n`;
+        line = eventLine(event);
       } catch (error) {
         subscriber.next(failure('spawn', `could not start: ${describeThrown(error)}`));
         subscriber.complete();
@@ -103,6 +119,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       /** Cancels the wait for a slot; replaced by the running process's teardown once it starts. */
       let cancelWait = noWait;
       let begun = false;
+      /** The process has started (its pid is known); `queued` says that it had to wait for it. */
+      let running = false;
+      let queued = false;
       let settled = false;
       let drainTimer: NodeJS.Timeout | undefined;
       // Made per attempt in `start` (a refused attempt starts over).
@@ -171,6 +190,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
             if (!live()) return;
             pgid = pid;
             ownGroup(pid, () => started.release());
+            running = true;
+            // The hook's own deadline starts now, not when it was queued (docs/execution.md).
+            if (queued) subscriber.next({ progress: 'started' });
           },
           notStarted: (error) => {
             if (current !== attempt) return;
@@ -232,6 +254,15 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       const cancelTake = slots.take(start);
       // `start` may have run (or even been refused) inside `take`: keep what it set then.
       if (!begun) cancelWait = cancelTake;
+      // Not running yet (no free slot, a refusal, or the spawn helper's answer still to come): the
+      // wait is not the hook's own time.
+      if (!running && !settled) {
+        queued = true;
+        subscriber.next({
+          progress: 'queued',
+          waitingFor: begun ? 'its process to start' : 'a process slot',
+        });
+      }
 
       return () => {
         cancelWait();

@@ -23,6 +23,15 @@ export const CLOSE = 16; // no payload; last frame for this id
 
 const HEADER = 9;
 
+/** The header of a frame whose payload is `size` bytes: write the payload right after it. */
+export const frameHeader = (type: number, id: number, size: number): Buffer => {
+  const out = Buffer.allocUnsafe(HEADER);
+  out.writeUInt32BE(5 + size, 0);
+  out.writeUInt8(type, 4);
+  out.writeUInt32BE(id, 5);
+  return out;
+};
+
 /** One frame, ready to write. */
 export const frame = (type: number, id: number, payload?: Buffer | string): Buffer => {
   const body =

@@ -59,6 +59,10 @@ export const timeoutFailure = (timeoutMs: number, stderrFirstLine?: string): Hoo
     stderrFirstLine === undefined ? {} : { stderr: stderrFirstLine },
   );
 
+/** A hook that never started: it waited `waitedMs` for `waitingFor` (docs/execution.md). */
+export const queueTimeoutFailure = (waitedMs: number, waitingFor: string): HookFailure =>
+  failure('queue_timeout', `waited ${waitedMs} ms for ${waitingFor}, never started`);
+
 /** Outcome of one chain position in a decision report. */
 export type HookOutcome = 'ok' | 'skipped' | FailureKind;
 
