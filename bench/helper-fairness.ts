@@ -8,7 +8,8 @@
  *   (what the host does with a hook's output, the helper with a hook's stdin);
  * - `bigHookMs`: a hook that reads an event of the given size whole, through the helper;
  * - `guard`: a small guard (`cat >/dev/null; echo {}`) of another session started every 20 ms while
- *   the big one runs: how many ran, the slowest and the median (ms from subscribe to result).
+ *   the big one runs: how many ran, the slowest and the median (ms from subscribe to result);
+ *   `idleMedianMs` is the same guard's median with nothing else running.
  *
  * Not a test: it asserts nothing and its figures depend on the machine (docs/performance.md).
  */
@@ -49,6 +50,13 @@ const main = async (): Promise<void> => {
   const reader = commandHook('reader', { command: `wc -c | { read n; echo "{\\"reason\\":\\"$n\\"}"; }` });
   // Warm the helper up: its start is not what is measured.
   await firstValueFrom(executor(guard, event('warm', 'ls')).pipe(resultOnly()));
+  const idle: number[] = [];
+  for (let run = 0; run < 7; run += 1) {
+    const start = performance.now();
+    await firstValueFrom(executor(guard, event('idle', 'ls')).pipe(resultOnly()));
+    idle.push(performance.now() - start);
+  }
+  idle.sort((a, b) => a - b);
 
   const big = event('big', 'x'.repeat(megabytes * 1024 * 1024));
   const bigStart = performance.now();
@@ -81,6 +89,7 @@ const main = async (): Promise<void> => {
           wrong,
           maxMs: round(latencies[latencies.length - 1]),
           medianMs: round(latencies[Math.floor(latencies.length / 2)]),
+          idleMedianMs: round(idle[3]),
         },
       },
       null,

@@ -54,7 +54,7 @@ const HELPER_STDERR_BYTES = 2048;
  * process with stdin pending at each write, after every spawn and control frame: a 30 MB event of
  * one session delays another session's spawn by one slice, not by 30 MB.
  */
-const STDIN_SLICE_BYTES = 64 * 1024;
+const STDIN_SLICE_BYTES = 256 * 1024;
 
 /** The error of a process whose start the helper could not report because it died first. */
 const helperGone = (reason: string): Error =>
