@@ -76,13 +76,14 @@ const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
  * The real executor (SPEC §4.2–4.5): runs a command hook as a process in its own process group and
  * emits its classified `HookResult`.
  *
- * - Cold: spawns on subscribe; emits progress notices (`stderr`: the first stderr line as it comes;
- *   `exited`: the process ended), then exactly one result, then completes; never errors (a process
- *   that cannot start is a `spawn` result).
+ * - Cold: spawns on subscribe; emits progress notices (`queued` then `started`: it had to wait to
+ *   start; `stderr`: the first stderr line as it comes; `exited`: the process ended), then exactly
+ *   one result, then completes; never errors (a process that cannot start is a `spawn` result).
  * - At most `maxProcesses` hook processes of this executor run at once: a hook beyond that waits
  *   for one to end. When the system refuses a process or a pipe (EMFILE, ENFILE, EAGAIN) the hook
  *   waits too, and starts when a running hook ends or after a short back-off. Waiting is inside
- *   the Observable, so the stream's timeout covers it and unsubscribing cancels it.
+ *   the Observable, announced by `queued` (so the stream's deadline leaves it out and bounds it on
+ *   its own), and unsubscribing cancels it.
  * - stdin gets the event as one JSON line, then EOF; a hook that never reads it is fine (EPIPE is
  *   ignored).
  * - The result is taken when the hook process exits, after at most `drainMs` more of stdout; a

@@ -171,6 +171,8 @@ class Helper {
 
   private forget(id: number): void {
     this.remotes.delete(id);
+    // Stdin not written yet to a process that is gone: nobody would read it.
+    this.stdins.delete(id);
     this.keepAlive();
   }
 
