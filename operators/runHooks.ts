@@ -11,12 +11,10 @@ import {
   map,
   merge,
   of,
-  scan,
   startWith,
   switchMap,
   take,
   timer,
-  type MonoTypeOperatorFunction,
   type Observable,
   type OperatorFunction,
   type SchedulerLike,
@@ -50,88 +48,69 @@ type StderrNotice = Extract<HookProgress, { readonly progress: 'stderr' }>;
 const isStderrNotice = (emission: HookEmission): emission is StderrNotice =>
   isProgress(emission) && emission.progress === 'stderr';
 
-/**
- * Which clock runs: the hook's own (`run`), the wait for its turn (`queue`), or none (`done`: it
- * exited, answered or completed).
- */
-type Phase = 'run' | 'queue' | 'done';
+/** Which deadline runs: the hook's own (`run`), the wait for its turn (`queue`), or none any more. */
+type Phase =
+  | { readonly phase: 'run' }
+  | { readonly phase: 'queue'; readonly waitingFor: string }
+  | { readonly phase: 'done' };
 
-interface PhaseState {
-  readonly phase: Phase;
-  readonly first: boolean;
-}
+const RUN: Phase = { phase: 'run' };
+const DONE: Phase = { phase: 'done' };
 
-/** A `queued` notice counts only as the first emission; `started` ends the wait; an end ends both. */
-const nextPhase = ({ phase, first }: PhaseState, emission: HookEmission): PhaseState => {
-  if (phase === 'done') return { phase, first: false };
-  if (!isProgress(emission)) return { phase: 'done', first: false };
+/** The phase an emission starts, if it starts one. */
+const phaseOf = (emission: HookEmission): Phase | undefined => {
+  if (isResult(emission)) return DONE;
   switch (emission.progress) {
     case 'queued':
-      return { phase: first ? 'queue' : phase, first: false };
+      return { phase: 'queue', waitingFor: emission.waitingFor };
     case 'started':
-      return { phase: phase === 'queue' ? 'run' : phase, first: false };
+      return RUN;
     case 'exited':
-      return { phase: 'done', first: false };
+      return DONE;
     default:
-      return { phase, first: false };
+      return undefined;
   }
 };
 
 /**
- * The deadlines of one hook's emissions (docs/persistent.md#time): the hook's `timeoutMs` counts
- * from subscribe, or, when the executor says first that the hook must wait (`queued`), from its
- * `started`; the wait itself is bounded by `queueMs`. A missed deadline is one more emission, a `timeout` or a
- * `queue_timeout` failure; the first result downstream ends the run (and unsubscribes the hook).
- * As `runHook` uses it (timeoutMs = queueMs = 7):
+ * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
+ * executor runs it (`deps.executor`, the port). An error or an empty completion of the executor
+ * (which breaks the port's contract) becomes a failure.
+ *
+ * Deadlines, on the scheduler (docs/execution.md):
+ * - The hook's own: `hook.timeoutMs` from its start (its subscription, or its `started` notice
+ *   after a `queued` one) to its result or `exited` notice (so the stdout drain after a hook
+ *   exited in time never turns into a timeout). Missing it yields a `timeout` result carrying the
+ *   stderr line seen so far.
+ * - Its wait for a turn: from a `queued` notice to `started`, bounded by the hook's timeout too;
+ *   missing it yields `queue_timeout`. The wait does not count against the hook's own deadline.
+ *
+ * The engine being busy is not the hook's time: a deadline timer that runs late (the event loop was
+ * busy with other work) waits as long again as it was late, and any deadline is judged one turn of
+ * I/O after it passed, so a result that had already arrived is taken, not turned into a timeout.
+ * Either failure unsubscribes the hook, which cancels it (a process group is killed).
  *
  * ```
- * executor: q---s-----R|     q = queued, s = started, R = its result
- * result:   ----------(R|)   R at 4+6 is in time: the 4 frames in the queue do not count
- * executor: q--------s-R|    (its subscription: ^------!)
- * result:   -------(Q|)      Q = queue_timeout at frame 7: the hook never started
+ * executor: -q---s-------r|     q = queued, s = started, r = result; timeout 8
+ * output:   -------------(r|)   the wait (frames 1–5) is not the hook's: r at 5+8 is in time
  * ```
- */
-const withDeadlines = (
-  timeoutMs: number,
-  queueMs: number,
-  stderrFirstLine: () => string | undefined,
-  scheduler: SchedulerLike,
-): MonoTypeOperatorFunction<HookEmission> =>
-  connect((emissions) =>
-    merge(
-      emissions,
-      emissions.pipe(
-        scan(nextPhase, { phase: 'run', first: true }),
-        map(({ phase }) => phase),
-        startWith<Phase>('run'),
-        // An executor that completes without a result (a broken contract) leaves no clock running.
-        endWith<Phase>('done'),
-        distinctUntilChanged(),
-        switchMap((phase): Observable<HookEmission> => {
-          if (phase === 'run')
-            return timer(timeoutMs, scheduler).pipe(map(() => timeoutFailure(timeoutMs, stderrFirstLine())));
-          if (phase === 'queue')
-            return timer(queueMs, scheduler).pipe(map(() => queueTimeoutFailure(queueMs)));
-          return EMPTY;
-        }),
-      ),
-    ),
-  );
-
-/**
- * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
- * executor runs it (`deps.executor`, the port). The deadline is a timer on the scheduler, armed
- * until the first result or `exited` notice (so the stdout drain after a hook exited in time never
- * turns into a timeout); missing it unsubscribes the hook, which cancels it (a process group is
- * killed), and yields a `timeout` result carrying the stderr line seen so far. A hook that must
- * wait for its turn (`queued`, a persistent hook busy with another event) gets its own time from
- * `started`; the wait is bounded by the hook's timeout too, and missing that is `queue_timeout`.
- * An error or an empty completion of the executor (which breaks the port's contract) becomes a
- * failure.
  */
 export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
   defer(() => {
     let stderrFirstLine: string | undefined;
+    /**
+     * `result` after `ms` of the engine's time: when the timer runs late (the event loop was busy
+     * elsewhere), the hook gets the time it lost once more, and in any case one more turn (a zero
+     * delay on the scheduler runs after pending I/O), so an answer already waiting is read first.
+     */
+    const deadline = (ms: number, result: () => HookResult): Observable<HookEmission> =>
+      defer(() => {
+        const due = deps.scheduler.now() + ms;
+        return timer(ms, deps.scheduler).pipe(
+          switchMap(() => timer(Math.max(0, deps.scheduler.now() - due), deps.scheduler)),
+          map(result),
+        );
+      });
     return deps.executor(hook, event).pipe(
       // A stderr notice is kept for the timeout's message and goes no further.
       filter((emission) => {
@@ -139,7 +118,26 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
         stderrFirstLine = emission.firstLine;
         return false;
       }),
-      withDeadlines(hook.timeoutMs, hook.timeoutMs, () => stderrFirstLine, deps.scheduler),
+      connect((emissions) =>
+        merge(
+          emissions,
+          emissions.pipe(
+            map(phaseOf),
+            filter((phase): phase is Phase => phase !== undefined),
+            startWith(RUN),
+            // An executor that completes without a result (a broken contract) ends the deadline too.
+            endWith(DONE),
+            distinctUntilChanged((a, b) => a.phase === b.phase),
+            switchMap((phase) => {
+              if (phase.phase === 'done') return EMPTY;
+              if (phase.phase === 'queue') {
+                return deadline(hook.timeoutMs, () => queueTimeoutFailure(hook.timeoutMs, phase.waitingFor));
+              }
+              return deadline(hook.timeoutMs, () => timeoutFailure(hook.timeoutMs, stderrFirstLine));
+            }),
+          ),
+        ),
+      ),
       filter(isResult),
       take(1),
       defaultIfEmpty<HookResult, HookResult>(failure('exception', 'completed without a result')),

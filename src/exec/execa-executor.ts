@@ -13,6 +13,7 @@ import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
 import { errorCode, notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
 import { describeThrown } from '../events/untrusted.js';
+import type { HookEvent } from '../events/codecs.js';
 
 /** Limits of the real executor; every field has a default (docs/execution.md). */
 export interface ExecaExecutorOptions extends SpawnHelperOptions {
@@ -43,6 +44,21 @@ const DEFAULTS = {
 
 const noWait = (): void => undefined;
 
+/**
+ * Each event's stdin line, made once however many hooks of its chain read it: for a 30 MB event,
+ * serializing and encoding it is tens of milliseconds of the one event loop every session shares.
+ */
+const eventLines = new WeakMap<HookEvent, Buffer>();
+
+const eventLine = (event: HookEvent): Buffer => {
+  let line = eventLines.get(event);
+  if (line === undefined) {
+    line = Buffer.from(`${JSON.stringify(event)}\n`);
+    eventLines.set(event, line);
+  }
+  return line;
+};
+
 /** The event's folder when it is an existing directory, else the host's (SPEC §4.2). */
 const hookCwd = (cwd: string | undefined): string => {
   if (cwd === undefined || cwd === '') return process.cwd();
@@ -60,13 +76,14 @@ const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
  * The real executor (SPEC §4.2–4.5): runs a command hook as a process in its own process group and
  * emits its classified `HookResult`.
  *
- * - Cold: spawns on subscribe; emits progress notices (`stderr`: the first stderr line as it comes;
- *   `exited`: the process ended), then exactly one result, then completes; never errors (a process
- *   that cannot start is a `spawn` result).
+ * - Cold: spawns on subscribe; emits progress notices (`queued` then `started`: it had to wait to
+ *   start; `stderr`: the first stderr line as it comes; `exited`: the process ended), then exactly
+ *   one result, then completes; never errors (a process that cannot start is a `spawn` result).
  * - At most `maxProcesses` hook processes of this executor run at once: a hook beyond that waits
  *   for one to end. When the system refuses a process or a pipe (EMFILE, ENFILE, EAGAIN) the hook
  *   waits too, and starts when a running hook ends or after a short back-off. Waiting is inside
- *   the Observable, so the stream's timeout covers it and unsubscribing cancels it.
+ *   the Observable, announced by `queued` (so the stream's deadline leaves it out and bounds it on
+ *   its own), and unsubscribing cancels it.
  * - stdin gets the event as one JSON line, then EOF; a hook that never reads it is fine (EPIPE is
  *   ignored).
  * - The result is taken when the hook process exits, after at most `drainMs` more of stdout; a
@@ -86,9 +103,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
   return (hook, event) =>
     new Observable((subscriber) => {
       const { file, args } = invocationOf(hook.command);
-      let line: string;
+      let line: Buffer;
       try {
-        line = `${JSON.stringify(event)}\n`;
+        line = eventLine(event);
       } catch (error) {
         subscriber.next(failure('spawn', `could not start: ${describeThrown(error)}`));
         subscriber.complete();
@@ -103,6 +120,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       /** Cancels the wait for a slot; replaced by the running process's teardown once it starts. */
       let cancelWait = noWait;
       let begun = false;
+      /** The process has started (its pid is known); `queued` says that it had to wait for it. */
+      let running = false;
+      let queued = false;
       let settled = false;
       let drainTimer: NodeJS.Timeout | undefined;
       // Made per attempt in `start` (a refused attempt starts over).
@@ -171,6 +191,9 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
             if (!live()) return;
             pgid = pid;
             ownGroup(pid, () => started.release());
+            running = true;
+            // The hook's own deadline starts now, not when it was queued (docs/execution.md).
+            if (queued) subscriber.next({ progress: 'started' });
           },
           notStarted: (error) => {
             if (current !== attempt) return;
@@ -232,6 +255,15 @@ const perEventExecutor = (options: ExecaExecutorOptions, spawn: Spawner): Comman
       const cancelTake = slots.take(start);
       // `start` may have run (or even been refused) inside `take`: keep what it set then.
       if (!begun) cancelWait = cancelTake;
+      // Not running yet (no free slot, a refusal, or the spawn helper's answer still to come): the
+      // wait is not the hook's own time.
+      if (!running && !settled) {
+        queued = true;
+        subscriber.next({
+          progress: 'queued',
+          waitingFor: begun ? 'its process to start' : 'a process slot',
+        });
+      }
 
       return () => {
         cancelWait();

@@ -10,6 +10,7 @@ import {
   END,
   EXIT,
   frame,
+  frameHeader,
   frameReader,
   NOT_STARTED,
   RELEASE,
@@ -48,6 +49,13 @@ const EXIT_DRAIN_MS = 100;
 /** Bytes of the helper's own stderr kept for the message when it dies. */
 const HELPER_STDERR_BYTES = 2048;
 
+/**
+ * Bytes of a process's stdin per frame. A large event goes to the helper in slices, one slice per
+ * process with stdin pending at each write, after every spawn and control frame: a 30 MB event of
+ * one session delays another session's spawn by one slice, not by 30 MB.
+ */
+const STDIN_SLICE_BYTES = 256 * 1024;
+
 /** The error of a process whose start the helper could not report because it died first. */
 const helperGone = (reason: string): Error =>
   Object.assign(new Error(`the spawn helper ${reason}`), { code: 'EHELPER' });
@@ -62,15 +70,23 @@ interface Remote {
 }
 
 /**
- * One running spawn helper and the processes it started. Frames to the helper are gathered per
- * turn of the event loop and written at once.
+ * One running spawn helper and the processes it started.
+ *
+ * Frames to the helper go out in batches, one write per batch, the next batch when the helper's
+ * stdin has drained: first every spawn and control frame queued so far, then one slice of stdin of
+ * each process that has some pending, in turn. Nothing of one process's stdin waits ahead of
+ * another process's start but the slices already written.
  */
 class Helper {
   private readonly remotes = new Map<number, Remote>();
   private nextId = 1;
   private readonly handle: ProcessHandle;
-  private queue: Buffer[] = [];
-  private flushing = false;
+  /** Spawn and control frames (and small stdin writes of processes with nothing pending), in order. */
+  private control: Buffer[] = [];
+  /** Per process, the stdin frames not written yet, in order, as [header, payload] pairs. */
+  private readonly stdins = new Map<number, Buffer[][]>();
+  /** A batch is due (a microtask) or waits for the helper's stdin to drain. */
+  private pumping = false;
   private stderrTail = '';
   private ended = false;
   private referenced = false;
@@ -122,16 +138,20 @@ class Helper {
     let open = true;
     return {
       write: (data) => {
-        if (open) this.send(frame(WRITE, id, data));
+        if (open) this.sendStdin(id, WRITE, data);
+        return true;
       },
+      whenDrained: (callback) => setImmediate(callback),
       end: (data) => {
-        if (open) this.send(frame(END, id, data ?? ''));
+        if (open) this.sendStdin(id, END, data ?? '');
       },
       detach: () => {
         if (!open) return;
         open = false;
         // Kept until its end is reported (`exit` or `notStarted`, as for a direct spawn).
         remote.detached = true;
+        // Its stdin not written yet is of no use any more.
+        this.stdins.delete(id);
         this.send(frame(DETACH, id));
       },
       flow: () => undefined,
@@ -157,6 +177,8 @@ class Helper {
 
   private forget(id: number): void {
     this.remotes.delete(id);
+    // Stdin not written yet to a process that is gone: nobody would read it.
+    this.stdins.delete(id);
     this.keepAlive();
   }
 
@@ -174,15 +196,51 @@ class Helper {
 
   private send(bytes: Buffer): void {
     if (this.ended) return;
-    this.queue.push(bytes);
-    if (this.flushing) return;
-    this.flushing = true;
-    queueMicrotask(() => {
-      this.flushing = false;
-      const queued = this.queue;
-      this.queue = [];
-      if (!this.ended) this.handle.write(queued.length === 1 ? queued[0]! : Buffer.concat(queued));
-    });
+    this.control.push(bytes);
+    this.schedule();
+  }
+
+  /** Stdin for process `id`: with the control frames when small and nothing of it is pending, else sliced. */
+  private sendStdin(id: number, type: typeof WRITE | typeof END, data: string | Buffer): void {
+    if (this.ended) return;
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const pending = this.stdins.get(id);
+    if (pending === undefined && bytes.length <= STDIN_SLICE_BYTES) {
+      this.send(Buffer.concat([frameHeader(type, id, bytes.length), bytes]));
+      return;
+    }
+    const slices = pending ?? [];
+    for (let at = 0; at < bytes.length || at === 0; at += STDIN_SLICE_BYTES) {
+      const slice = bytes.subarray(at, at + STDIN_SLICE_BYTES);
+      // Views of `bytes`: each byte is copied once, into the batch that writes it.
+      const last = at + STDIN_SLICE_BYTES >= bytes.length;
+      slices.push([frameHeader(last ? type : WRITE, id, slice.length), slice]);
+    }
+    this.stdins.set(id, slices);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    queueMicrotask(() => this.pump());
+  }
+
+  private pump(): void {
+    this.pumping = false;
+    if (this.ended) return;
+    const parts = this.control;
+    this.control = [];
+    for (const [id, slices] of this.stdins) {
+      parts.push(...slices.shift()!);
+      if (slices.length === 0) this.stdins.delete(id);
+    }
+    if (parts.length === 0) return;
+    const more = this.handle.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    if (this.stdins.size === 0 && this.control.length === 0) return;
+    this.pumping = true;
+    if (more) setImmediate(() => this.pump());
+    else this.handle.whenDrained(() => this.pump());
   }
 
   private onFrame(type: number, id: number, payload: Buffer): void {
@@ -270,7 +328,8 @@ class Helper {
 const ignore = (): void => undefined;
 
 const notRunning: ProcessHandle = {
-  write: ignore,
+  write: () => true,
+  whenDrained: (callback) => setImmediate(callback),
   end: ignore,
   detach: ignore,
   flow: ignore,

@@ -215,7 +215,7 @@ class PersistentHook {
     };
     this.queue.push(request);
     this.pump();
-    if (this.queue.includes(request)) subscriber.next({ progress: 'queued' });
+    if (this.queue.includes(request)) subscriber.next({ progress: 'queued', waitingFor: 'its persistent process' });
     return () => this.withdraw(request);
   }
 

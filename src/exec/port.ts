@@ -5,19 +5,21 @@ import { failure, type HookResult } from '../protocol/result.js';
 import type { CommandHook, FunctionHook, Hook } from '../registry/hook.js';
 
 /**
- * What a running hook process reports before its result:
- * - `queued`: the hook must wait for its turn (a persistent hook answering an earlier request).
- *   Sent first, at subscribe, or never. From here the wait is bounded on its own (default: the
- *   hook's timeout; past it, failure `queue_timeout`), not by the hook's timeout.
- * - `started`: the hook's own run begins (the request was written to its process); after a
- *   `queued`, the hook's timeout counts from here. Without a `queued` before it, it changes nothing.
+ * What a hook run reports before its result:
+ * - `queued`: the hook waits for its turn and has not started; `waitingFor` says for what ("a
+ *   process slot", "its process to start" through the spawn helper, "its persistent process" for
+ *   a persistent hook answering an earlier request). Emitted first, if at all, when subscribing.
+ *   Until `started` follows, the wait is bounded on its own (by the hook's timeout) and ends as `queue_timeout`;
+ *   the hook's own deadline starts with `started`. A run that never reports `queued` started when
+ *   it was subscribed.
+ * - `started`: the hook's process is running, after a `queued`: its deadline starts now.
  * - `exited`: the process ended; its result follows within the executor's short stdout drain.
  *   The hook's deadline stops here: a hook that exits in time is never a `timeout`.
  * - `stderr`: the first non-blank line of its stderr so far, the block reason a `fail_closed`
- *   hook gets if it then times out (SPEC §4.5).
+ *   hook gets if it then times out (docs/protocol.md).
  */
 export type HookProgress =
-  | { readonly progress: 'queued' }
+  | { readonly progress: 'queued'; readonly waitingFor: string }
   | { readonly progress: 'started' }
   | { readonly progress: 'exited' }
   | { readonly progress: 'stderr'; readonly firstLine: string };

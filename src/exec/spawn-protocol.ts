@@ -23,6 +23,15 @@ export const CLOSE = 16; // no payload; last frame for this id
 
 const HEADER = 9;
 
+/** The header of a frame whose payload is `size` bytes: write the payload right after it. */
+export const frameHeader = (type: number, id: number, size: number): Buffer => {
+  const out = Buffer.allocUnsafe(HEADER);
+  out.writeUInt32BE(5 + size, 0);
+  out.writeUInt8(type, 4);
+  out.writeUInt32BE(id, 5);
+  return out;
+};
+
 /** One frame, ready to write. */
 export const frame = (type: number, id: number, payload?: Buffer | string): Buffer => {
   const body =
@@ -36,15 +45,38 @@ export const frame = (type: number, id: number, payload?: Buffer | string): Buff
   return out;
 };
 
+/** The 4-byte big-endian length at the start of `chunks` (which hold at least 4 bytes together). */
+const leadingLength = (chunks: readonly Buffer[]): number => {
+  let value = 0;
+  let read = 0;
+  for (const chunk of chunks) {
+    for (let index = 0; index < chunk.length && read < 4; index += 1, read += 1) {
+      value = value * 256 + chunk[index]!;
+    }
+    if (read === 4) break;
+  }
+  return value;
+};
+
 /**
  * Cuts a byte stream into frames: `push` each chunk as it comes, `onFrame` is called once per
  * complete frame, in order, with a payload that is a view of the input (copy it to keep it).
+ *
+ * Linear in the bytes read, however the stream is cut: a frame that spans chunks is kept as the
+ * list of its chunks and joined once, when its last byte has come. A byte is copied at most three
+ * times: by that join, and when it starts the next frame in the join's last chunk, once to free the
+ * joined buffer and once more by its own frame's join. Joining each chunk to what came before
+ * would copy a 16 MB frame some 250 times over (2.7 s) while the helper answers nobody else.
  */
 export const frameReader = (onFrame: (type: number, id: number, payload: Buffer) => void) => {
-  let pending: Buffer | undefined;
-  return (chunk: Buffer): void => {
-    let data = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
-    pending = undefined;
+  /** Bytes of a frame not complete yet, in order, and their count. */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  /** The whole size (length field included) of the frame `pending` starts, once its length is in. */
+  let needed: number | undefined;
+
+  /** Every complete frame in `data`; returns the offset of the first byte not used. */
+  const frames = (data: Buffer): number => {
     let offset = 0;
     while (data.length - offset >= 4) {
       const size = data.readUInt32BE(offset);
@@ -54,10 +86,33 @@ export const frameReader = (onFrame: (type: number, id: number, payload: Buffer)
       onFrame(type, id, data.subarray(offset + HEADER, offset + 4 + size));
       offset += 4 + size;
     }
-    if (offset < data.length) {
-      data = data.subarray(offset);
-      // A copy, so the chunk it came from is not kept alive by a few leftover bytes.
-      pending = Buffer.from(data);
+    return offset;
+  };
+
+  const keep = (rest: Buffer): void => {
+    pending = [rest];
+    pendingBytes = rest.length;
+    needed = rest.length >= 4 ? 4 + rest.readUInt32BE(0) : undefined;
+  };
+
+  return (chunk: Buffer): void => {
+    if (chunk.length === 0) return;
+    if (pendingBytes === 0) {
+      const used = frames(chunk);
+      if (used < chunk.length) keep(chunk.subarray(used));
+      return;
     }
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (needed === undefined && pendingBytes >= 4) needed = 4 + leadingLength(pending);
+    if (needed === undefined || pendingBytes < needed) return;
+    // The frame in progress is complete: one join, then every frame it and the chunk hold.
+    const data = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    needed = undefined;
+    const used = frames(data);
+    // A copy: the start of the next frame (at most one chunk) must not hold the joined frame alive.
+    if (used < data.length) keep(Buffer.from(data.subarray(used)));
   };
 };

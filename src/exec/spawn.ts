@@ -42,8 +42,13 @@ export interface ProcessListener {
 
 /** The host's side of a running process. */
 export interface ProcessHandle {
-  /** Writes to its stdin; a process that does not read is fine (EPIPE is ignored). */
-  write(data: string | Buffer): void;
+  /**
+   * Writes to its stdin; a process that does not read is fine (EPIPE is ignored). Returns false
+   * when its stdin is backed up (what is written is still kept and sent): see `whenDrained`.
+   */
+  write(data: string | Buffer): boolean;
+  /** Calls `callback` once, as soon as its stdin is not backed up (at once if it is not now). */
+  whenDrained(callback: () => void): void;
   /** Closes its stdin after `data`. */
   end(data?: string | Buffer): void;
   /**
@@ -107,7 +112,8 @@ const descriptorsFree = (count: number): boolean => {
 };
 
 const notRunning = (detach: () => void): ProcessHandle => ({
-  write: ignore,
+  write: () => true,
+  whenDrained: (callback) => setImmediate(callback),
   end: ignore,
   detach,
   flow: ignore,
@@ -202,8 +208,19 @@ export const startProcess: Spawner = (spec, listener) => {
   });
   listener.started(pid);
   return {
-    write: (data) => {
-      if (!detached && stdin.writable) stdin.write(data);
+    write: (data) => (!detached && stdin.writable ? stdin.write(data) : true),
+    whenDrained: (callback) => {
+      if (detached || !stdin.writable || !stdin.writableNeedDrain) setImmediate(callback);
+      else {
+        // `close` too: a stdin that ends while backed up never drains.
+        const once = () => {
+          stdin.off('drain', once);
+          stdin.off('close', once);
+          callback();
+        };
+        stdin.on('drain', once);
+        stdin.on('close', once);
+      }
     },
     end: (data) => {
       if (!detached && stdin.writable) stdin.end(data);

@@ -51,10 +51,6 @@ export const failure = (
   extra: Omit<HookFailure, 'outcome' | 'message'> = {},
 ): HookFailure => ({ outcome, message, ...extra });
 
-/** A hook that waited `waitMs` for its turn (a persistent hook's queue) and never started. */
-export const queueTimeoutFailure = (waitMs: number): HookFailure =>
-  failure('queue_timeout', `waited ${waitMs} ms for its turn and never started`);
-
 /** A hook that missed its deadline; `stderrFirstLine` is what it had said on stderr by then. */
 export const timeoutFailure = (timeoutMs: number, stderrFirstLine?: string): HookFailure =>
   failure(
@@ -62,6 +58,10 @@ export const timeoutFailure = (timeoutMs: number, stderrFirstLine?: string): Hoo
     `timed out after ${timeoutMs} ms`,
     stderrFirstLine === undefined ? {} : { stderr: stderrFirstLine },
   );
+
+/** A hook that never started: it waited `waitedMs` for `waitingFor` (docs/execution.md). */
+export const queueTimeoutFailure = (waitedMs: number, waitingFor: string): HookFailure =>
+  failure('queue_timeout', `waited ${waitedMs} ms for ${waitingFor}, never started`);
 
 /** Outcome of one chain position in a decision report. */
 export type HookOutcome = 'ok' | 'skipped' | FailureKind;

@@ -55,9 +55,9 @@ export const results = {
 
 /** Progress notices for marble values: what a real process reports before its result. */
 export const progress = {
-  /** The hook waits for its turn (a busy persistent process): its own time has not started. */
-  queued: (): HookProgress => ({ progress: 'queued' }),
-  /** The hook's own run begins: after `queued`, its timeout counts from here. */
+  /** The hook waits for its turn (`waitingFor`: "a process slot"…): its own deadline has not started. */
+  queued: (waitingFor = 'a process slot'): HookProgress => ({ progress: 'queued', waitingFor }),
+  /** The queued hook's process started: its own deadline starts now. */
   started: (): HookProgress => ({ progress: 'started' }),
   /** The process exited: the hook's deadline stops, its result follows. */
   exited: (): HookProgress => ({ progress: 'exited' }),

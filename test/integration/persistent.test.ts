@@ -491,7 +491,7 @@ describe('persistent hooks: the wait for the process is bounded on its own', () 
       ['block', 'queue_timeout'],
     ]);
     expect(answers[2]?.reason).toBe(
-      'hook "keeper" failed closed: waited 1500 ms for its turn and never started',
+      'hook "keeper" failed closed: waited 1500 ms for its persistent process, never started',
     );
     expect(answers.slice(0, 2).map((answer) => answer.hook_specific_output)).toEqual([
       { pid, seen: 2, n: 1 },

@@ -34,6 +34,7 @@ const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
 const HOST = fileURLToPath(new URL('../fixtures/hosts/helper-host.mjs', import.meta.url));
 const MODE_HOST = fileURLToPath(new URL('../fixtures/hosts/mode-host.mjs', import.meta.url));
 const IDLE_HOST = fileURLToPath(new URL('../fixtures/hosts/idle-host.mjs', import.meta.url));
+const SESSION_HOST = fileURLToPath(new URL('../fixtures/hosts/session-idle-host.mjs', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
 const scratch = mkdtempSync(join(tmpdir(), 'cosh-helper-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -132,7 +133,7 @@ describe('spawn helper: the same results as a direct spawn', () => {
     expect(await through(viaHelper)).toStrictEqual(expected);
   });
 
-  it('the progress notices are the same: stderr first line, then exited, then the result', async () => {
+  it('the progress notices are the same once started: stderr first line, then exited, then the result', async () => {
     const command = `echo 'first line' >&2; echo more >&2; echo '{"decision":"allow"}'`;
     const all = (executor: typeof direct) => lastValueFrom(executor(hook(command), event()).pipe(toArray()));
     const expected = await all(direct);
@@ -141,7 +142,12 @@ describe('spawn helper: the same results as a direct spawn', () => {
       { progress: 'exited' },
       { outcome: 'ok', output: { decision: 'allow' } },
     ]);
-    expect(await all(viaHelper)).toStrictEqual(expected);
+    // Through the helper the start is reported later: the hook's deadline starts then.
+    expect(await all(viaHelper)).toStrictEqual([
+      { progress: 'queued', waitingFor: 'its process to start' },
+      { progress: 'started' },
+      ...expected,
+    ]);
   });
 
   it('a timeout through the pipeline, a fail_closed block and the next event: the same decisions', async () => {
@@ -277,6 +283,38 @@ describe('spawn helper: process lifetime', () => {
       outcome: 'ok',
       output: { decision: 'allow' },
     });
+  });
+});
+
+describe('spawn helper: a host using the library exits by itself', () => {
+  it('a session and a dispatcher never closed, every hook through the helper: the host exits after its last decision, and the helper with it', async () => {
+    const parents = scratchFile('parents');
+    const host = spawn(
+      process.execPath,
+      [SESSION_HOST, `echo $PPID >> '${parents}'; cat >/dev/null; echo '{"decision":"allow"}'`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    leftovers.add(host.pid!);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    host.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    host.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const code = await new Promise<number | null>((resolve) => host.on('close', resolve));
+    expect({
+      code,
+      stderr: Buffer.concat(err).toString(),
+      stdout: Buffer.concat(out).toString(),
+    }).toStrictEqual({
+      code: 0,
+      stderr: '',
+      stdout: '["allow","allow"]\n',
+    });
+    // Both hooks were started by one helper (not the host), which ends with its host.
+    const helpers = [...new Set(readFileSync(parents, 'utf8').trim().split('\n').map(Number))];
+    expect(helpers).toHaveLength(1);
+    expect(helpers[0]).not.toBe(host.pid);
+    leftovers.add(helpers[0]!);
+    expect(await waitFor(() => isGone(helpers[0]!), 5000)).toBe(true);
   });
 });
 

@@ -180,7 +180,7 @@ describe('waiting for a slot', () => {
     expect(existsSync(box.path('cancelled'))).toBe(false);
   });
 
-  it('a hook still waiting at its deadline times out in the stream and never starts', async () => {
+  it('a hook still waiting for a slot at its timeout is queue_timeout in the stream and never starts', async () => {
     const { hookPipeline, defaultDeps } = await import('../../src/pipeline/index.js');
     const { defineHooks } = await import('../../src/registry/define.js');
     const { lastValueFrom, of, toArray } = await import('rxjs');
@@ -203,7 +203,7 @@ describe('waiting for a slot', () => {
     expect(
       decisions.map((line) => [line.session_id, line.hooks.map((hook) => [hook.name, hook.outcome])]),
     ).toStrictEqual([
-      ['other', [['late', 'timeout']]],
+      ['other', [['late', 'queue_timeout']]],
       ['s', [['holder', 'ok']]],
     ]);
     await sleep(200);

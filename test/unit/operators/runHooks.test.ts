@@ -138,6 +138,99 @@ describe('runHooks', () => {
     });
   });
 
+  describe("the hook's own time: a wait for its turn does not count against its deadline", () => {
+    /** name:outcome:effective:message — the failure's message, for the kinds of deadline. */
+    const told = (run: HookRun) =>
+      `${run.hook.name}:${run.result.outcome}:${run.effective.decision}:${
+        run.result.outcome === 'ok' ? '' : run.result.message
+      }`;
+
+    it('queued, then started: the deadline starts at the start (the marble of its doc)', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const waited = cold('-q---s-------r|', {
+          q: progress.queued(),
+          s: progress.started(),
+          r: results.block('no'),
+        });
+        const out = from([commandHook('waited', { timeoutMs: 8 })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ waited }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('-------------(r|)', { r: 'waited:ok:block:' });
+        expectSubscriptions(waited.subscriptions).toBe('^------------!');
+      });
+    });
+
+    it('a run that starts late still gets its whole timeout, and times out a whole timeout after its start', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const hang = cold('q---s--------', { q: progress.queued(), s: progress.started() });
+        const out = from([commandHook('hang', { timeoutMs: 5 })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ hang }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('---------(t|)', {
+          t: 'hang:timeout:none:timed out after 5 ms',
+        });
+        expectSubscriptions(hang.subscriptions).toBe('^--------!');
+      });
+    });
+
+    it("a wait that outlasts its bound (the hook's timeout) is queue_timeout, and fail_closed blocks on it", () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const starved = cold('--q--------s--r|', {
+          q: progress.queued(),
+          s: progress.started(),
+          r: results.allow(),
+        });
+        const out = from([commandHook('starved', { timeoutMs: 6, failClosed: true })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ starved }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('--------(t|)', {
+          t: 'starved:queue_timeout:block:waited 6 ms for a process slot, never started',
+        });
+        expectSubscriptions(starved.subscriptions).toBe('^-------!');
+      });
+    });
+
+    it('the wait names what it waited for; without fail_closed it passes', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable }) => {
+        const helper = cold('q', { q: progress.queued('its process to start') });
+        const out = from([commandHook('helper', { timeoutMs: 3 })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ helper }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('---(t|)', {
+          t: 'helper:queue_timeout:none:waited 3 ms for its process to start, never started',
+        });
+      });
+    });
+
+    it('a stderr line while queued or running does not move a deadline; started without queued changes nothing', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable }) => {
+        const noisy = cold('-e-s-e--', { e: progress.stderr('busy'), s: progress.started() });
+        const out = from([commandHook('noisy', { timeoutMs: 5, failClosed: true })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ noisy }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('-----(t|)', {
+          t: 'noisy:timeout:block:timed out after 5 ms',
+        });
+      });
+    });
+
+    it('a result already there when the deadline passes is taken, not turned into a timeout', () => {
+      const scheduler = createTestScheduler();
+      scheduler.run(({ cold, expectObservable }) => {
+        const onTheDot = cold('-----r|', { r: results.block('caught it') });
+        const out = from([commandHook('onTheDot', { timeoutMs: 5 })]).pipe(
+          runHooks(pre, { executor: fakeExecutor({ onTheDot }), scheduler }),
+        );
+        expectObservable(out.pipe(map(told))).toBe('-----(r|)', { r: 'onTheDot:ok:block:' });
+      });
+    });
+  });
+
   it('a fail_closed hook that times out blocks with the stderr line it printed', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable }) => {
@@ -193,10 +286,10 @@ describe('runHooks', () => {
         ).toBe('-------(Q|)', {
           Q: [
             'stuck:queue_timeout:block@7',
-            'waited 7 ms for its turn and never started',
+            'waited 7 ms for a process slot, never started',
             {
               decision: 'block',
-              reason: 'hook "stuck" failed closed: waited 7 ms for its turn and never started',
+              reason: 'hook "stuck" failed closed: waited 7 ms for a process slot, never started',
             },
           ],
         });
