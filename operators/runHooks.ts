@@ -57,6 +57,8 @@ type Phase =
 const RUN: Phase = { phase: 'run' };
 const DONE: Phase = { phase: 'done' };
 
+const isQueued = (emission: HookEmission): boolean => isProgress(emission) && emission.progress === 'queued';
+
 /** The phase an emission starts, if it starts one. */
 const phaseOf = (emission: HookEmission): Phase | undefined => {
   if (isResult(emission)) return DONE;
@@ -122,7 +124,9 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
         merge(
           emissions,
           emissions.pipe(
-            map(phaseOf),
+            // `queued` counts only as the first emission (the port's contract): a late one must not
+            // restart a deadline, so an executor cannot buy its hook more time by announcing a wait.
+            map((emission, index) => (index > 0 && isQueued(emission) ? undefined : phaseOf(emission))),
             filter((phase): phase is Phase => phase !== undefined),
             startWith(RUN),
             // An executor that completes without a result (a broken contract) ends the deadline too.
