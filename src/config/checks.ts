@@ -150,41 +150,42 @@ const located = (hook: Hook): string => {
 };
 
 /**
- * The same hook twice in one chain: the same command (and matcher), or the same name from the
- * config file and an imported settings file (a file both imported with `cosh-hooks import` and
- * loaded with `--claude-settings`). Each copy runs, so a guard runs twice and a logger logs twice.
+ * The same hook twice in one chain: the same name and command (copied from one source into
+ * another), the same command and matcher twice in one file, or the same name from the config file
+ * and an imported settings file (a file both imported with `cosh-hooks import` and loaded with
+ * `--claude-settings`). Each copy runs, so a guard runs twice and a logger logs twice. Two hooks of
+ * different names and sources that happen to run the same command (`cat > /dev/null`) are not
+ * reported: nothing says they are one hook.
  */
 const duplicateChecks = (event: EventName, chain: readonly Hook[]): ConfigProblem[] => {
   const problems: ConfigProblem[] = [];
-  const byCommand = new Map<string, Hook>();
+  const seen = new Map<string, Hook>();
   const byName = new Map<string, Hook>();
+  const twice = (hook: Hook, first: Hook, why: string) =>
+    problemAt(
+      event,
+      hook,
+      `the same hook is loaded twice: "${first.name}" (${first.source}, ${located(first)}) ${why}; both run on every ${event}`,
+    );
   for (const hook of chain) {
     if (!hook.enabled) continue;
     if (hook.kind === 'command') {
-      const key = `${hook.dialect ?? 'cosh'}\u0000${hook.matcher?.source ?? ''}\u0000${hook.command}`;
-      const first = byCommand.get(key);
+      const sameFile = `file\u0000${whereOf(hook).file}\u0000${hook.dialect ?? 'cosh'}\u0000${hook.matcher?.source ?? ''}\u0000${hook.command}`;
+      const sameName = `name\u0000${hook.name}\u0000${hook.command}`;
+      const first = seen.get(sameName) ?? seen.get(sameFile);
       if (first !== undefined) {
         problems.push(
-          problemAt(
-            event,
-            hook,
-            `the same hook is loaded twice: "${first.name}" (${first.source}, ${located(first)}) has the same command and matcher; both run on every ${event}`,
-          ),
+          twice(hook, first, first.name === hook.name ? 'has the same name and command' : 'has the same command and matcher'),
         );
         continue;
       }
-      byCommand.set(key, hook);
+      seen.set(sameName, hook);
+      seen.set(sameFile, hook);
     }
     const first = byName.get(hook.name);
-    if (first !== undefined && first.source !== hook.source && (isImported(first.source) || isImported(hook.source))) {
-      problems.push(
-        problemAt(
-          event,
-          hook,
-          `the same hook is loaded twice: "${hook.name}" also comes from ${first.source} (${located(first)}); both run on every ${event} (imported settings loaded next to their import?)`,
-        ),
-      );
-    } else if (first === undefined) byName.set(hook.name, hook);
+    if (first === undefined) byName.set(hook.name, hook);
+    else if (first.source !== hook.source && (isImported(first.source) || isImported(hook.source)))
+      problems.push(twice(hook, first, 'has the same name, from imported settings (loaded next to their import?)'));
   }
   return problems;
 };

@@ -142,6 +142,32 @@ describe('checks at load: dialects and duplicates', () => {
     ]);
   });
 
+  it('the same name and command from two sources; different hooks that share a command are not duplicates', () => {
+    const ext = join(home, '.copilot-shell', 'extensions', 'e');
+    write(
+      join(ext, 'cosh-extension.json'),
+      JSON.stringify({
+        name: 'e',
+        hooks: {
+          Stop: [
+            {
+              hooks: [
+                { type: 'command', name: 'copied', command: 'guard --x' },
+                { type: 'command', name: 'logger', command: 'guard' },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    writeConfig(...hook('Stop', 'copied', 'guard --x'), ...hook('Stop', 'own', 'guard'));
+    expect(problems()).toEqual([
+      expect.stringMatching(
+        /cosh-extension\.json:\d+: hooks\.Stop\[0\]\.hooks\[0\]: the same hook is loaded twice: "copied" \(config, <root>\/home\/\.copilot-shell\/config\.toml:1 \(hooks\.Stop\[0\]\)\) has the same name and command; both run on every Stop$/,
+      ),
+    ]);
+  });
+
   it('the same command and matcher twice on one event', () => {
     writeConfig(
       ...hook('PreToolUse', 'a', 'guard', 'matcher = "shell"'),
@@ -170,7 +196,7 @@ describe('checks at load: dialects and duplicates', () => {
     const name = loaded.ok ? loaded.registry.Stop[0]?.name : '';
     writeConfig(...hook('Stop', name ?? '', 'guard --edited', 'dialect = "claude"'));
     expect(problems({ foreignSettings: [{ dialect: 'claude', file: settings }] })).toEqual([
-      `<root>/claude/settings.json: the same hook is loaded twice: "${name}" also comes from config (<root>/home/.copilot-shell/config.toml:1 (hooks.Stop[0])); both run on every Stop (imported settings loaded next to their import?)`,
+      `<root>/claude/settings.json: the same hook is loaded twice: "${name}" (config, <root>/home/.copilot-shell/config.toml:1 (hooks.Stop[0])) has the same name, from imported settings (loaded next to their import?); both run on every Stop`,
     ]);
   });
 });
