@@ -36,7 +36,9 @@ export const DOCTOR_SESSION = 'cosh-hooks-doctor';
 
 /** A tool the hook's matcher selects, for the sample: the first cosh tool it matches, else `shell`. */
 const sampleTool = (hook: Hook): string =>
-  hook.matcher === undefined ? 'shell' : (COSH_TOOL_NAMES.find((name) => hook.matcher?.matches(name)) ?? 'shell');
+  hook.matcher === undefined
+    ? 'shell'
+    : (COSH_TOOL_NAMES.find((name) => hook.matcher?.matches(name)) ?? 'shell');
 
 const toolInput = (tool: string, scratch: string): Record<string, unknown> =>
   tool === 'shell' || tool === 'run_shell_command'
@@ -51,7 +53,12 @@ export const sampleEvent = (event: EventName, hook: Hook, scratch: string): Reco
     case 'PreToolUse':
       return { ...base, tool_name: tool, tool_input: toolInput(tool, scratch) };
     case 'PostToolUse':
-      return { ...base, tool_name: tool, tool_input: toolInput(tool, scratch), tool_response: { output: 'ok' } };
+      return {
+        ...base,
+        tool_name: tool,
+        tool_input: toolInput(tool, scratch),
+        tool_response: { output: 'ok' },
+      };
     case 'PostToolUseFailure':
       return { ...base, tool_name: tool, tool_input: toolInput(tool, scratch), error: 'sample failure' };
     case 'UserPromptSubmit':
@@ -120,7 +127,13 @@ export const dryRunHooks = async (registry: Registry, deps: PipelineDeps): Promi
           const result = await dispatcher.dispatch(sampleEvent(event, hook, scratch));
           runs.push({ ...id, ...meaningOf(hook, result) });
         } catch (error) {
-          runs.push({ ...id, started: false, answered: false, outcome: 'error', meaning: describeThrown(error) });
+          runs.push({
+            ...id,
+            started: false,
+            answered: false,
+            outcome: 'error',
+            meaning: describeThrown(error),
+          });
         } finally {
           dispatcher.close();
         }

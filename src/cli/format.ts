@@ -383,7 +383,11 @@ export const formatDryRuns = (runs: readonly DryRun[], color: boolean): string[]
     }
     return cell;
   });
-  return ['', `${p.bold('dry run')}  ${p.dim('each enabled hook, a harmless sample event, a scratch folder')}`, ...table.map((line) => `  ${line}`)];
+  return [
+    '',
+    `${p.bold('dry run')}  ${p.dim('each enabled hook, a harmless sample event, a scratch folder')}`,
+    ...table.map((line) => `  ${line}`),
+  ];
 };
 
 /** The last line of `doctor`. */

@@ -175,7 +175,11 @@ const duplicateChecks = (event: EventName, chain: readonly Hook[]): ConfigProble
       const first = seen.get(sameName) ?? seen.get(sameFile);
       if (first !== undefined) {
         problems.push(
-          twice(hook, first, first.name === hook.name ? 'has the same name and command' : 'has the same command and matcher'),
+          twice(
+            hook,
+            first,
+            first.name === hook.name ? 'has the same name and command' : 'has the same command and matcher',
+          ),
         );
         continue;
       }
@@ -185,7 +189,9 @@ const duplicateChecks = (event: EventName, chain: readonly Hook[]): ConfigProble
     const first = byName.get(hook.name);
     if (first === undefined) byName.set(hook.name, hook);
     else if (first.source !== hook.source && (isImported(first.source) || isImported(hook.source)))
-      problems.push(twice(hook, first, 'has the same name, from imported settings (loaded next to their import?)'));
+      problems.push(
+        twice(hook, first, 'has the same name, from imported settings (loaded next to their import?)'),
+      );
   }
   return problems;
 };

@@ -88,7 +88,19 @@ const PYTHON: Interpreter = {
   withValue: new Set(['-W', '-X', '--check-hash-based-pycs']),
 };
 const NODE: Interpreter = {
-  noScript: new Set(['-e', '--eval', '-p', '--print', '-', '-i', '--interactive', '-h', '--help', '-v', '--version']),
+  noScript: new Set([
+    '-e',
+    '--eval',
+    '-p',
+    '--print',
+    '-',
+    '-i',
+    '--interactive',
+    '-h',
+    '--help',
+    '-v',
+    '--version',
+  ]),
   withValue: new Set([
     '-r',
     '--require',
@@ -142,7 +154,9 @@ const fileProblem = (path: string, need: 'execute' | 'read'): string | undefined
   try {
     accessSync(path, need === 'execute' ? constants.X_OK : constants.R_OK);
   } catch {
-    return need === 'execute' ? 'is not executable (Permission denied)' : 'is not readable (Permission denied)';
+    return need === 'execute'
+      ? 'is not executable (Permission denied)'
+      : 'is not readable (Permission denied)';
   }
   return undefined;
 };
@@ -207,7 +221,7 @@ const scriptOf = (
     if (arg.startsWith('-') || (shell && arg.startsWith('+'))) {
       // `-c` glued to other letters was handled above; an inline-code option glued to its value
       // (`-ccode`, `--eval=…`) ends the search as the separate one does.
-      const flag = arg.startsWith('--') ? arg.split('=')[0] ?? arg : arg.slice(0, 2);
+      const flag = arg.startsWith('--') ? (arg.split('=')[0] ?? arg) : arg.slice(0, 2);
       if (interpreter.noScript.has(flag)) return undefined;
       continue;
     }

@@ -74,9 +74,7 @@ const tableErrors = (document: Record<string, unknown>): Issue[] => {
       ? tables.flatMap((table: unknown, index) =>
           isRecord(table)
             ? [
-                ...(isUnnamed(table.name)
-                  ? [unnamedHook(['hooks', event, index, 'name'], table.name)]
-                  : []),
+                ...(isUnnamed(table.name) ? [unnamedHook(['hooks', event, index, 'name'], table.name)] : []),
                 ...failModeConflict(table, ['hooks', event, index]),
               ]
             : [],
@@ -115,7 +113,9 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       const { line } = locate({ path: at, message: '' });
       // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
       const failClosed =
-        table.fail_closed === undefined && table.fail_open === undefined ? section.fail_closed : table.fail_closed;
+        table.fail_closed === undefined && table.fail_open === undefined
+          ? section.fail_closed
+          : table.fail_closed;
       hooks[event].push(
         commandHookOf(
           {

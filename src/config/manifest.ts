@@ -76,7 +76,11 @@ class ManifestWalk {
   ) {}
 
   /** Keys of `raw` that are not in `known`: ignored, each with a warning. */
-  unknownKeys(raw: Readonly<Record<string, unknown>>, known: readonly string[], at: readonly Segment[]): void {
+  unknownKeys(
+    raw: Readonly<Record<string, unknown>>,
+    known: readonly string[],
+    at: readonly Segment[],
+  ): void {
     for (const key of Object.keys(raw)) {
       if (!known.includes(key))
         this.warnings.push({ path: [...at, key], message: unknownManifestKey(key, known) });

@@ -30,8 +30,7 @@ export interface SimpleCommand {
 }
 
 export type FirstCommand =
-  | { readonly ok: true; readonly command: SimpleCommand }
-  | { readonly ok: false; readonly why: string };
+  { readonly ok: true; readonly command: SimpleCommand } | { readonly ok: false; readonly why: string };
 
 /** What a variable expands to, or undefined when that is not certain before the hook runs. */
 export type Lookup = (name: string) => string | undefined;
@@ -159,7 +158,8 @@ class Reader {
             return { text, certain: false, stop: true, raw: this.text.slice(start, this.i) };
           } else if (inner === '$') {
             const expanded = this.dollar();
-            if (expanded.stop) return { text, certain: false, stop: true, raw: this.text.slice(start, this.i) };
+            if (expanded.stop)
+              return { text, certain: false, stop: true, raw: this.text.slice(start, this.i) };
             if (expanded.value === null) certain = false;
             else text += expanded.value; // quoted: no splitting, no globbing
           } else text += inner;

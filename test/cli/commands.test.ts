@@ -67,7 +67,9 @@ describe.concurrent('cosh-hooks validate', () => {
       const lines = text.stdout.trim().split('\n');
       expect(lines).toHaveLength(4);
       expect(lines[0]).toMatch(new RegExp(`^error: ${file}:7: hooks\\.Stop\\[0\\]\\.timeout: expected `));
-      expect(lines[1]).toMatch(new RegExp(`^error: ${file}:1: hooks\\.PreToolUse\\[0\\]\\.name: missing required key`));
+      expect(lines[1]).toMatch(
+        new RegExp(`^error: ${file}:1: hooks\\.PreToolUse\\[0\\]\\.name: missing required key`),
+      );
       expect(lines[2]).toMatch(new RegExp(`^warning: ${file}:8: hooks\\.Stop\\[0\\]\\.matcher: ignored`));
       expect(lines[3]).toBe('2 errors, 1 warning');
 

@@ -46,7 +46,9 @@ describe.concurrent('a hook whose command does not exist', () => {
   });
 
   it('not fail_closed: the call passes through, and stderr said so before the first event', async () => {
-    const box = sandbox(hookTable('PreToolUse', { name: 'guard', command: 'security-guard-that-is-not-installed' }));
+    const box = sandbox(
+      hookTable('PreToolUse', { name: 'guard', command: 'security-guard-that-is-not-installed' }),
+    );
     try {
       const result = await cli(['run', ...box.flags], { input: jsonl(RM) });
       expect(result.code).toBe(0);
@@ -73,7 +75,12 @@ describe.concurrent('a hook whose command does not exist', () => {
 
   it('[hooks] fail_closed = true makes it block without a word in the hook itself', async () => {
     const box = sandbox(
-      ['[hooks]', 'fail_closed = true', '', hookTable('PreToolUse', { name: 'guard', command: 'python3 /opt/nowhere/guard.py' })].join('\n'),
+      [
+        '[hooks]',
+        'fail_closed = true',
+        '',
+        hookTable('PreToolUse', { name: 'guard', command: 'python3 /opt/nowhere/guard.py' }),
+      ].join('\n'),
     );
     try {
       const result = await cli(['run', ...box.flags], { input: jsonl(RM) });
@@ -105,7 +112,9 @@ describe.concurrent('a hook whose command does not exist', () => {
       const list = await cli(['list', ...box.flags], { cwd: box.dir });
       expect(list.code).toBe(0);
       const rows = list.stdout.split('\n');
-      expect(rows.filter((line) => /^ {2}!?\d/.test(line)).map((line) => line.split(/\s+/).slice(1, 3))).toEqual([
+      expect(
+        rows.filter((line) => /^ {2}!?\d/.test(line)).map((line) => line.split(/\s+/).slice(1, 3)),
+      ).toEqual([
         ['1', 'ok'],
         ['!2', 'gone'],
       ]);
@@ -125,7 +134,9 @@ describe.concurrent('other problems are loud too', () => {
     try {
       const validate = await cli(['validate', ...box.flags]);
       expect(validate.code).toBe(1);
-      expect(validate.stdout).toContain(`error: ${box.path('config.toml')}:1: hooks.PreToolUse[0].name: missing required key`);
+      expect(validate.stdout).toContain(
+        `error: ${box.path('config.toml')}:1: hooks.PreToolUse[0].name: missing required key`,
+      );
       const run = await cli(['run', ...box.flags], { input: jsonl(RM) });
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
@@ -158,7 +169,12 @@ describe.concurrent('other problems are loud too', () => {
       mkdirSync(ext, { recursive: true });
       writeFileSync(
         join(ext, 'cosh-extension.json'),
-        JSON.stringify({ name: 'sec', hooks: { PreToolUse: [{ hooks: [{ type: 'command', name: 'g', command: 'cat', failClosed: true }] }] } }),
+        JSON.stringify({
+          name: 'sec',
+          hooks: {
+            PreToolUse: [{ hooks: [{ type: 'command', name: 'g', command: 'cat', failClosed: true }] }],
+          },
+        }),
       );
       const validate = await cli(['validate', ...box.flags, '--extensions-dir', join(box.dir, 'extensions')]);
       expect(validate.code).toBe(1);
@@ -175,7 +191,10 @@ describe.concurrent('cosh-hooks doctor', () => {
     const box = sandbox('');
     try {
       const where = box.path('cwd-seen');
-      const script = box.write('allow.sh', `pwd > '${where}'\ncat > /dev/null\n${prints({ decision: 'allow' })}\n`);
+      const script = box.write(
+        'allow.sh',
+        `pwd > '${where}'\ncat > /dev/null\n${prints({ decision: 'allow' })}\n`,
+      );
       chmodSync(script, 0o755);
       box.write(
         'config.toml',
@@ -199,8 +218,24 @@ describe.concurrent('cosh-hooks doctor', () => {
         expect.stringContaining('program "not-installed-guard" not found in PATH'),
       ]);
       expect(report.hooks.map(({ duration_ms: _time, ...run }) => run)).toEqual([
-        { event: 'PreToolUse', name: 'allows', source: 'config', started: true, answered: true, outcome: 'allow', meaning: 'allows the sample' },
-        { event: 'PreToolUse', name: 'blocks', source: 'config', started: true, answered: true, outcome: 'block', meaning: 'blocks even this harmless sample: no' },
+        {
+          event: 'PreToolUse',
+          name: 'allows',
+          source: 'config',
+          started: true,
+          answered: true,
+          outcome: 'allow',
+          meaning: 'allows the sample',
+        },
+        {
+          event: 'PreToolUse',
+          name: 'blocks',
+          source: 'config',
+          started: true,
+          answered: true,
+          outcome: 'block',
+          meaning: 'blocks even this harmless sample: no',
+        },
         {
           event: 'PreToolUse',
           name: 'missing',
@@ -208,9 +243,19 @@ describe.concurrent('cosh-hooks doctor', () => {
           started: false,
           answered: false,
           outcome: 'spawn',
-          meaning: expect.stringMatching(/^could not start: .*not-installed-guard.*; a real event it applies to is blocked \(fail_closed\)$/),
+          meaning: expect.stringMatching(
+            /^could not start: .*not-installed-guard.*; a real event it applies to is blocked \(fail_closed\)$/,
+          ),
         },
-        { event: 'SessionStart', name: 'quiet', source: 'config', started: true, answered: true, outcome: 'none', meaning: 'no opinion (pass-through)' },
+        {
+          event: 'SessionStart',
+          name: 'quiet',
+          source: 'config',
+          started: true,
+          answered: true,
+          outcome: 'none',
+          meaning: 'no opinion (pass-through)',
+        },
         {
           event: 'Stop',
           name: 'garbled',
@@ -218,7 +263,9 @@ describe.concurrent('cosh-hooks doctor', () => {
           started: true,
           answered: false,
           outcome: 'invalid_output',
-          meaning: expect.stringMatching(/; a real event passes as if it had no opinion \(not fail_closed\)$/),
+          meaning: expect.stringMatching(
+            /; a real event passes as if it had no opinion \(not fail_closed\)$/,
+          ),
         },
       ]);
       expect(report.hooks.every((run) => typeof run['duration_ms'] === 'number')).toBe(true);
@@ -231,7 +278,9 @@ describe.concurrent('cosh-hooks doctor', () => {
       expect(text.code).toBe(1);
       const lines = text.stdout.trim().split('\n');
       expect(lines[0]).toMatch(/^warning: .*config\.toml:\d+: hooks\.PreToolUse\[2\]: command cannot start/);
-      expect(lines.find((line) => line.includes(' missing '))).toMatch(/PreToolUse +missing +config +no +no +spawn /);
+      expect(lines.find((line) => line.includes(' missing '))).toMatch(
+        /PreToolUse +missing +config +no +no +spawn /,
+      );
       expect(lines.at(-1)).toBe('1 warning, 2 of 5 hooks did not answer');
     } finally {
       box.remove();

@@ -118,7 +118,11 @@ describe('formatChains', () => {
       },
       // Same name on another event or from another source: not this hook.
       { file: 'x', message: 'other', hook: { event: 'Stop' as const, name: 'guard', source: 'config' } },
-      { file: 'x', message: 'other', hook: { event: 'PreToolUse' as const, name: 'guard', source: 'extension:sec' } },
+      {
+        file: 'x',
+        message: 'other',
+        hook: { event: 'PreToolUse' as const, name: 'guard', source: 'extension:sec' },
+      },
     ];
     const lines = formatChains(registry, sources, false, problems).split('\n');
     expect(lines.slice(5, 10)).toEqual([
@@ -128,7 +132,9 @@ describe('formatChains', () => {
       '     ! command cannot start: program "guard.sh" not found in PATH\\x1b[2J --password <redacted>',
       '  2   audit  config  *        5000 ms  no           yes     no       per-event',
     ]);
-    expect(chainsToJson(registry, sources, problems).events['PreToolUse'].map((hook) => hook.problems)).toEqual([
+    expect(
+      chainsToJson(registry, sources, problems).events['PreToolUse'].map((hook) => hook.problems),
+    ).toEqual([
       ['command cannot start: program "guard.sh" not found in PATH\u001b[2J --password <redacted>'],
       undefined,
     ]);

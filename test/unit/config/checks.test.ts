@@ -92,35 +92,51 @@ describe('checks at load: a command that cannot start', () => {
   });
 
   it('disabled hooks are not checked; shell syntax it cannot read is not a problem', () => {
-    writeConfig(
-      '[hooks]',
-      'enabled = false',
-      ...hook('Stop', 'off', 'missing-guard'),
-    );
+    writeConfig('[hooks]', 'enabled = false', ...hook('Stop', 'off', 'missing-guard'));
     expect(problems()).toEqual([]);
-    writeConfig(...hook('Stop', 'dynamic', '"$(which guard)" --x'), ...hook('Stop', 'cond', 'if x; then y; fi'));
+    writeConfig(
+      ...hook('Stop', 'dynamic', '"$(which guard)" --x'),
+      ...hook('Stop', 'cond', 'if x; then y; fi'),
+    );
     expect(problems()).toEqual([]);
   });
 });
 
 describe('checks at load: matchers that can never match', () => {
   it.each([
-    ['Bash', 'matcher "Bash" can never match: Bash is a Claude Code tool name; cosh calls it shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")'],
-    ['^Read$', 'matcher "^Read$" can never match: Read is a Claude Code tool name; cosh calls it read_file (write matcher = "^(read_file)$")'],
-    ['Write|Edit', 'matcher "Write|Edit" can never match: Write, Edit are Claude Code tool names; cosh calls them write_file, replace, edit (write matcher = "^(write_file|replace|edit)$")'],
-    ['^Shell$', 'matcher "^Shell$" can never match: tool names are case-sensitive, and cosh\'s are lowercase (did you mean "^(shell|run_shell_command)$"?)'],
+    [
+      'Bash',
+      'matcher "Bash" can never match: Bash is a Claude Code tool name; cosh calls it shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
+    ],
+    [
+      '^Read$',
+      'matcher "^Read$" can never match: Read is a Claude Code tool name; cosh calls it read_file (write matcher = "^(read_file)$")',
+    ],
+    [
+      'Write|Edit',
+      'matcher "Write|Edit" can never match: Write, Edit are Claude Code tool names; cosh calls them write_file, replace, edit (write matcher = "^(write_file|replace|edit)$")',
+    ],
+    [
+      '^Shell$',
+      'matcher "^Shell$" can never match: tool names are case-sensitive, and cosh\'s are lowercase (did you mean "^(shell|run_shell_command)$"?)',
+    ],
   ])('%s in a cosh config', (matcher, message) => {
     writeConfig(...hook('PreToolUse', 'g', 'guard', `matcher = ${JSON.stringify(matcher)}`));
     expect(problems()).toEqual([`<root>/home/.copilot-shell/config.toml:1: hooks.PreToolUse[0]: ${message}`]);
   });
 
-  it.each(['shell', '^(shell|run_shell_command)$', 'write_file|replace', '^mcp__github__.*', 'my_own_tool', 'Bash|shell', 'file'])(
-    '%s is fine (matches a cosh tool, or a tool the check cannot know)',
-    (matcher) => {
-      writeConfig(...hook('PostToolUse', 'g', 'guard', `matcher = ${JSON.stringify(matcher)}`));
-      expect(problems()).toEqual([]);
-    },
-  );
+  it.each([
+    'shell',
+    '^(shell|run_shell_command)$',
+    'write_file|replace',
+    '^mcp__github__.*',
+    'my_own_tool',
+    'Bash|shell',
+    'file',
+  ])('%s is fine (matches a cosh tool, or a tool the check cannot know)', (matcher) => {
+    writeConfig(...hook('PostToolUse', 'g', 'guard', `matcher = ${JSON.stringify(matcher)}`));
+    expect(problems()).toEqual([]);
+  });
 
   it('also for a claude-dialect hook (matchers are tested against the host tool name)', () => {
     writeConfig(...hook('PreToolUse', 'g', 'guard', 'matcher = "Bash"', 'dialect = "claude"'));
@@ -129,14 +145,26 @@ describe('checks at load: matchers that can never match', () => {
 
   it('knows the documented cosh tool names', () => {
     expect(COSH_TOOL_NAMES).toEqual(
-      expect.arrayContaining(['shell', 'run_shell_command', 'read_file', 'write_file', 'replace', 'edit', 'grep_search', 'glob']),
+      expect.arrayContaining([
+        'shell',
+        'run_shell_command',
+        'read_file',
+        'write_file',
+        'replace',
+        'edit',
+        'grep_search',
+        'glob',
+      ]),
     );
   });
 });
 
 describe('checks at load: dialects and duplicates', () => {
   it('a claude hook on BeforeModel cannot work', () => {
-    writeConfig(...hook('BeforeModel', 'c', 'guard', 'dialect = "claude"'), ...hook('BeforeModel', 'g', 'guard --g', 'dialect = "gemini"'));
+    writeConfig(
+      ...hook('BeforeModel', 'c', 'guard', 'dialect = "claude"'),
+      ...hook('BeforeModel', 'g', 'guard --g', 'dialect = "gemini"'),
+    );
     expect(problems()).toEqual([
       '<root>/home/.copilot-shell/config.toml:1: hooks.BeforeModel[0]: dialect "claude" cannot work on BeforeModel: Claude Code has no such event, so no Claude Code hook was written for it (use dialect "gemini" or "cosh", or move the hook)',
     ]);

@@ -121,10 +121,19 @@ describe('commandProblems: the program and its script, as /bin/sh would find the
   it.each([
     ['missing-guard --strict', 'program "missing-guard" not found in PATH'],
     ['/nonexistent/guard', 'program "/nonexistent/guard" not found'],
-    ['plain', expect.stringMatching(/^program "plain" is not executable: .*bin\/plain \(Permission denied\)$/)],
-    ['./bin', expect.stringMatching(/^program "\.\/bin" is not a regular file \(a relative path: looked for in /)],
+    [
+      'plain',
+      expect.stringMatching(/^program "plain" is not executable: .*bin\/plain \(Permission denied\)$/),
+    ],
+    [
+      './bin',
+      expect.stringMatching(/^program "\.\/bin" is not a regular file \(a relative path: looked for in /),
+    ],
     ['python3 /x/y.py', 'script "/x/y.py" not found'],
-    ['python3 -u hooks/nope.py', expect.stringMatching(/^script "hooks\/nope\.py" not found \(a relative path/)],
+    [
+      'python3 -u hooks/nope.py',
+      expect.stringMatching(/^script "hooks\/nope\.py" not found \(a relative path/),
+    ],
     ['node hooks/missing.mjs', expect.stringMatching(/^script "hooks\/missing\.mjs" not found/)],
     ['sh ./a.sh', expect.stringMatching(/^script "\.\/a\.sh" not found/)],
     ['python3 hooks/fifo.py', expect.stringMatching(/^script "hooks\/fifo\.py" is not a regular file/)],
@@ -142,9 +151,9 @@ describe('commandProblems: the program and its script, as /bin/sh would find the
   });
 
   it('looks the program up in the PATH it is given (the hook env wins over the host)', () => {
-    expect(commandProblems('guard', { lookup: (name) => (name === 'PATH' ? '/usr/bin' : undefined), cwd: root })).toEqual([
-      'program "guard" not found in PATH',
-    ]);
+    expect(
+      commandProblems('guard', { lookup: (name) => (name === 'PATH' ? '/usr/bin' : undefined), cwd: root }),
+    ).toEqual(['program "guard" not found in PATH']);
   });
 
   it('uses sh default search path when PATH is unset', () => {

@@ -94,13 +94,18 @@ describe('decodeConfigText: valid files', () => {
       FILE,
     );
     expect(result.errors).toEqual([]);
-    expect([...result.hooks.PreToolUse, ...result.hooks.Stop].map((hook) => [hook.name, hook.failClosed])).toEqual([
+    expect(
+      [...result.hooks.PreToolUse, ...result.hooks.Stop].map((hook) => [hook.name, hook.failClosed]),
+    ).toEqual([
       ['inherits', true],
       ['own-false', false],
       ['fail-open', false],
       ['other-event', true],
     ]);
-    const off = decodeConfigText(toml('[hooks]', 'fail_closed = false', '[[hooks.Stop]]', 'name = "a"', 'command = "x"'), FILE);
+    const off = decodeConfigText(
+      toml('[hooks]', 'fail_closed = false', '[[hooks.Stop]]', 'name = "a"', 'command = "x"'),
+      FILE,
+    );
     expect(off.hooks.Stop.map((hook) => hook.failClosed)).toEqual([false]);
     expect(errorsOf(toml('[hooks]', 'fail_closed = "yes"'))).toEqual([
       { line: 2, path: 'hooks.fail_closed', message: 'expected true or false, got "yes"' },

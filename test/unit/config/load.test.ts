@@ -313,7 +313,9 @@ describe('loadHooks: user and system extensions', () => {
     // The fixtures ship manifests without their scripts: the load-time checks say so, and only that.
     expect(result.warnings.filter((problem) => problem.hook === undefined)).toEqual([]);
     expect(
-      result.warnings.every((problem) => /^command cannot start: (script|program) ".*" not found;/.test(problem.message)),
+      result.warnings.every((problem) =>
+        /^command cannot start: (script|program) ".*" not found;/.test(problem.message),
+      ),
     ).toBe(true);
     expect(result.sources.extensions).toEqual([
       {
