@@ -19,6 +19,9 @@ export interface CommandContext {
   readonly cwd: string;
 }
 
+/** More `PATH` entries than this are not searched (a stat each): such a command is not checked. */
+const MAX_PATH_ENTRIES = 1024;
+
 /** `/bin/sh`'s search path when `PATH` is unset (dash's default). */
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -167,12 +170,12 @@ const placed = (path: string, cwd: string): string => (isAbsolute(path) ? path :
 const relativeNote = (path: string, cwd: string): string =>
   isAbsolute(path) ? '' : ` (a relative path: looked for in ${cwd}; the hook runs in the event's cwd)`;
 
-/** The file sh would execute for `program`, or why there is none. */
+/** The file sh would execute for `program`, why there is none, or undefined when not searched. */
 const findProgram = (
   program: string,
   path: string | undefined,
   cwd: string,
-): { found: string } | { problem: string } => {
+): { found: string } | { problem: string } | undefined => {
   if (program.includes('/')) {
     const problem = fileProblem(placed(program, cwd), 'execute');
     return problem === undefined
@@ -180,7 +183,9 @@ const findProgram = (
       : { problem: `program ${JSON.stringify(program)} ${problem}${relativeNote(program, cwd)}` };
   }
   let denied: string | undefined;
-  for (const dir of (path ?? DEFAULT_PATH).split(':')) {
+  const dirs = (path ?? DEFAULT_PATH).split(':');
+  if (dirs.length > MAX_PATH_ENTRIES) return undefined;
+  for (const dir of dirs) {
     const candidate = join(dir === '' ? cwd : placed(dir, cwd), program);
     const problem = fileProblem(candidate, 'execute');
     if (problem === undefined) return { found: candidate };
@@ -279,6 +284,7 @@ export const commandProblems = (command: string, context: CommandContext, depth 
       : [`script ${JSON.stringify(script)} ${problem}${relativeNote(script, context.cwd)}`];
   }
   const found = findProgram(program, path, context.cwd);
+  if (found === undefined) return [];
   if ('problem' in found) return [found.problem];
   const interpreter = interpreterOf(program);
   if (interpreter === undefined) return [];

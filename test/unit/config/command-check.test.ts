@@ -163,6 +163,20 @@ describe('commandProblems: the program and its script, as /bin/sh would find the
     ]);
   });
 
+  it('does not search an absurd PATH (a stat per entry)', () => {
+    const path = Array.from({ length: 2000 }, (_, i) => `/nowhere/${i}`).join(':');
+    expect(
+      commandProblems('missing-guard', { lookup: (name) => (name === 'PATH' ? path : undefined), cwd: root }),
+    ).toEqual([]);
+    const short = Array.from({ length: 1000 }, (_, i) => `/nowhere/${i}`).join(':');
+    expect(
+      commandProblems('missing-guard', {
+        lookup: (name) => (name === 'PATH' ? short : undefined),
+        cwd: root,
+      }),
+    ).toEqual(['program "missing-guard" not found in PATH']);
+  });
+
   it('stops descending into sh -c after a few levels', () => {
     const nested = `sh -c ${JSON.stringify(`sh -c ${JSON.stringify(`sh -c ${JSON.stringify('sh -c missing-guard')}`)}`)}`;
     expect(problems(nested)).toEqual([]);
