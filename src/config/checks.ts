@@ -85,35 +85,54 @@ const commandChecks = (event: EventName, hook: Hook, options: CheckOptions): Con
 
 const pattern = (names: readonly string[]): string => `^(${names.join('|')})$`;
 
+/** Whether `name` stands in `source` as a word of its own (`Bash(git *)`, not `mcp__x__Read` or `ReadFile`). */
+const namedIn = (source: string, name: string): boolean =>
+  new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(source);
+
+/** `matcher` compiled ignoring case, when it compiles so. */
+const folded = (source: string) => {
+  const compiled = compileMatcher(`(?i)${source}`);
+  return compiled.ok ? compiled.value : undefined;
+};
+
 /**
- * A matcher that matches none of the host's tool names but does match Claude Code's name for one
- * (`Bash`, `Read`, `Edit|Write`), or matches one only in another letter case (`Shell`): it can
- * never select a call. A matcher that matches no known name and none of these (an MCP tool, a
- * host's own tool) is left alone: the check cannot know the host's other tools.
+ * A matcher that matches none of the host's tool names but is written for Claude Code's (`Bash`,
+ * `^Read$`, `Edit|Write`, `bash`, `Bash(git *)`), or matches one only in another letter case
+ * (`^Shell$`): it can never select a call. A matcher that matches no known name and none of these
+ * (an MCP tool, a host's own tool) is left alone: the check cannot know the host's other tools.
  */
 const matcherChecks = (event: EventName, hook: Hook): ConfigProblem[] => {
   const matcher = hook.matcher;
   if (matcher === undefined || !TOOL_EVENTS.includes(event)) return [];
   if (COSH_TOOL_NAMES.some((name) => matcher.matches(name))) return [];
   const quoted = JSON.stringify(matcher.source);
-  const matched = Object.keys(CLAUDE_TOOL_TO_COSH).filter((name) => matcher.matches(name));
-  // `Write|Edit` also matches TodoWrite and MultiEdit (matchers are unanchored); the names written
+  const anyCase = folded(matcher.source);
+  const claudeNames = Object.keys(CLAUDE_TOOL_TO_COSH);
+  // `Write|Edit` also matches TodoWrite and MultiEdit (matchers are unanchored): the names written
   // in the pattern are the ones meant.
-  const written = matched.filter((name) => matcher.source.includes(name));
-  const claude = written.length > 0 ? written : matched;
+  const matched = claudeNames.filter((name) => matcher.matches(name));
+  const written = claudeNames.filter((name) => namedIn(matcher.source, name));
+  const claude =
+    written.length > 0
+      ? written
+      : matched.length > 0
+        ? matched
+        : claudeNames.filter(
+            (name) =>
+              anyCase?.matches(name) === true && namedIn(matcher.source.toLowerCase(), name.toLowerCase()),
+          );
   if (claude.length > 0) {
     const cosh = [...new Set(claude.flatMap((name) => CLAUDE_TOOL_TO_COSH[name] ?? []))];
+    const one = claude.length === 1;
     return [
       problemAt(
         event,
         hook,
-        `matcher ${quoted} can never match: ${claude.join(', ')} ${claude.length === 1 ? 'is a Claude Code tool name' : 'are Claude Code tool names'}; cosh calls ${claude.length === 1 ? 'it' : 'them'} ${cosh.join(', ')} (write matcher = ${JSON.stringify(pattern(cosh))})`,
+        `matcher ${quoted} can never match: it is written for Claude Code's ${claude.join(', ')}, ${one ? 'a tool' : 'tools'} cosh calls ${cosh.join(', ')} (write matcher = ${JSON.stringify(pattern(cosh))})`,
       ),
     ];
   }
-  const folded = compileMatcher(`(?i)${matcher.source}`);
-  const other = folded.ok && folded.value !== undefined ? folded.value : undefined;
-  const cased = other === undefined ? [] : COSH_TOOL_NAMES.filter((name) => other.matches(name));
+  const cased = anyCase === undefined ? [] : COSH_TOOL_NAMES.filter((name) => anyCase.matches(name));
   if (cased.length > 0) {
     return [
       problemAt(

@@ -152,7 +152,7 @@ describe.concurrent('other problems are loud too', () => {
       const validate = await cli(['validate', ...box.flags]);
       expect(validate.code).toBe(1);
       expect(validate.stdout).toContain(
-        'hooks.PreToolUse[0]: matcher "Bash" can never match: Bash is a Claude Code tool name; cosh calls it shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
+        'hooks.PreToolUse[0]: matcher "Bash" can never match: it is written for Claude Code\'s Bash, a tool cosh calls shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
       );
       const run = await cli(['run', ...box.flags], { input: jsonl(RM) });
       expect(run.code).toBe(0);

@@ -106,15 +106,23 @@ describe('checks at load: matchers that can never match', () => {
   it.each([
     [
       'Bash',
-      'matcher "Bash" can never match: Bash is a Claude Code tool name; cosh calls it shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
+      'matcher "Bash" can never match: it is written for Claude Code\'s Bash, a tool cosh calls shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
     ],
     [
       '^Read$',
-      'matcher "^Read$" can never match: Read is a Claude Code tool name; cosh calls it read_file (write matcher = "^(read_file)$")',
+      'matcher "^Read$" can never match: it is written for Claude Code\'s Read, a tool cosh calls read_file (write matcher = "^(read_file)$")',
     ],
     [
       'Write|Edit',
-      'matcher "Write|Edit" can never match: Write, Edit are Claude Code tool names; cosh calls them write_file, replace, edit (write matcher = "^(write_file|replace|edit)$")',
+      'matcher "Write|Edit" can never match: it is written for Claude Code\'s Write, Edit, tools cosh calls write_file, replace, edit (write matcher = "^(write_file|replace|edit)$")',
+    ],
+    [
+      'bash',
+      'matcher "bash" can never match: it is written for Claude Code\'s Bash, a tool cosh calls shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
+    ],
+    [
+      'Bash(git *)',
+      'matcher "Bash(git *)" can never match: it is written for Claude Code\'s Bash, a tool cosh calls shell, run_shell_command (write matcher = "^(shell|run_shell_command)$")',
     ],
     [
       '^Shell$',
