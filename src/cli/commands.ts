@@ -5,11 +5,14 @@ import { parseJson } from '../events/untrusted.js';
 import { execaExecutor } from '../exec/index.js';
 import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
+import { dryRunHooks } from './doctor.js';
 import { buildFireEvent } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import {
   chainsToJson,
   formatChains,
+  formatDoctorSummary,
+  formatDryRuns,
   formatFireResult,
   formatProblemLines,
   formatValidationSummary,
@@ -104,17 +107,42 @@ export const validateCommand = (flags: ConfigFlags & { readonly json?: boolean }
   return problems === 0 ? EXIT.ok : EXIT.failed;
 };
 
-/** `list`: the resolved chain of every event, with where each hook came from. */
+/** `list`: the resolved chain of every event, with where each hook came from; hooks with problems marked. */
 export const listCommand = (flags: ConfigFlags & { readonly json?: boolean }): number => {
   const loaded = load(flags);
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
   const text =
     flags.json === true
-      ? printableJson(JSON.stringify(chainsToJson(loaded.registry, loaded.sources), null, 2))
-      : formatChains(loaded.registry, loaded.sources, stdoutColor());
+      ? printableJson(JSON.stringify(chainsToJson(loaded.registry, loaded.sources, loaded.warnings), null, 2))
+      : formatChains(loaded.registry, loaded.sources, stdoutColor(), loaded.warnings);
   process.stdout.write(`${text}\n`);
   return EXIT.ok;
+};
+
+/**
+ * `doctor`: every problem `validate` reports, then a dry run of each enabled hook with a harmless
+ * sample event (docs/cli.md). Status 0 only when there is no problem and every hook started and
+ * answered.
+ */
+export const doctorCommand = async (
+  flags: ConfigFlags & ExecutionFlags & { readonly json?: boolean },
+): Promise<number> => {
+  const loaded = load(flags);
+  const errors = errorsOf(loaded);
+  const runs = loaded.ok ? await dryRunHooks(loaded.registry, engineDeps(flags)) : [];
+  const healthy = errors.length + loaded.warnings.length === 0 && runs.every((run) => run.answered);
+  if (flags.json === true) {
+    const report = { ok: healthy, errors, warnings: loaded.warnings, hooks: runs };
+    process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
+  } else {
+    const color = stdoutColor();
+    const lines = formatProblemLines(errors.map(formatProblem), loaded.warnings.map(formatProblem), color);
+    if (loaded.ok) lines.push(...formatDryRuns(runs, color));
+    lines.push(formatDoctorSummary(errors.length, loaded.warnings.length, runs, color));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return healthy ? EXIT.ok : EXIT.failed;
 };
 
 export interface FireFlags extends ConfigFlags, ExecutionFlags {

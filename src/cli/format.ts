@@ -1,5 +1,6 @@
 import { byEvent, EVENT_NAMES, MATCHED_EVENTS, type Decision, type EventName } from '../events/names.js';
-import type { LoadedSources as Sources } from '../config/index.js';
+import type { ConfigProblem, LoadedSources as Sources } from '../config/index.js';
+import type { DryRun } from './doctor.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
 import { redactText } from '../protocol/redact.js';
@@ -140,6 +141,18 @@ const matcherOf = (event: EventName, hook: Hook): string => {
   return hook.matcher === undefined ? '*' : printableLine(hook.matcher.source);
 };
 
+/** The messages of the load-time problems found in `hook` on `event` (docs/configuration.md). */
+const problemsOf = (problems: readonly ConfigProblem[], event: EventName, hook: Hook): string[] =>
+  problems
+    .filter(
+      (problem) =>
+        problem.hook !== undefined &&
+        problem.hook.event === event &&
+        problem.hook.name === hook.name &&
+        problem.hook.source === hook.source,
+    )
+    .map((problem) => problem.message);
+
 /** What `list --json` prints for one hook. */
 export interface ListedHook {
   readonly name: string;
@@ -154,9 +167,11 @@ export interface ListedHook {
   readonly enabled: boolean;
   readonly description?: string;
   readonly extension_path?: string;
+  /** Problems the load-time checks found in it; absent when none. */
+  readonly problems?: readonly string[];
 }
 
-const listed = (hook: Hook): ListedHook => ({
+const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   name: hook.name,
   source: hook.source,
   ...(hook.kind === 'command' && { command: redactText(hook.command) }),
@@ -168,17 +183,30 @@ const listed = (hook: Hook): ListedHook => ({
   enabled: hook.enabled,
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
+  ...(problems.length > 0 && { problems: problems.map(redactText) }),
 });
 
-/** The document `list --json` prints: sources, then every event's chain in order. */
-export const chainsToJson = (registry: Registry, sources: Sources) => ({
+/** The document `list --json` prints: sources, then every event's chain in order, problems per hook. */
+export const chainsToJson = (
+  registry: Registry,
+  sources: Sources,
+  problems: readonly ConfigProblem[] = [],
+) => ({
   config_file: sources.configFile ?? null,
   extensions: sources.extensions,
-  events: byEvent((name) => registry[name].map(listed)),
+  events: byEvent((name) => registry[name].map((hook) => listed(hook, problemsOf(problems, name, hook)))),
 });
 
-/** `list`: where hooks came from, then each event's chain as a table (every event, even empty). */
-export const formatChains = (registry: Registry, sources: Sources, color: boolean): string => {
+/**
+ * `list`: where hooks came from, then each event's chain as a table (every event, even empty). A
+ * hook with load-time problems has `!` before its number and each problem on a line below it.
+ */
+export const formatChains = (
+  registry: Registry,
+  sources: Sources,
+  color: boolean,
+  problems: readonly ConfigProblem[] = [],
+): string => {
   const p = palette(color);
   const out: string[] = [];
   out.push(
@@ -197,10 +225,11 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     const chain = registry[event];
     if (chain.length === 0) continue;
     out.push('', p.bold(event));
+    const found = chain.map((hook) => problemsOf(problems, event, hook));
     const rows = [
       ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled', 'mode'],
       ...chain.map((hook, i) => [
-        String(i + 1),
+        `${(found[i]?.length ?? 0) > 0 ? '!' : ''}${i + 1}`,
         printableLine(hook.name),
         printableLine(hook.source),
         matcherOf(event, hook),
@@ -214,9 +243,11 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
     const table = columns(rows, (row, column, cell) =>
       row === 0
         ? p.dim(cell)
-        : (column === 6 || column === 7) && cell.trim() === 'no'
-          ? p.yellow(cell)
-          : cell,
+        : column === 0 && cell.startsWith('!')
+          ? p.bold(p.red(cell))
+          : (column === 6 || column === 7) && cell.trim() === 'no'
+            ? p.yellow(cell)
+            : cell,
     );
     table.forEach((line, i) => {
       out.push(`  ${line}`);
@@ -224,6 +255,8 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
       // Redacted, as cosh-core prints every hook command: a token written into a command stays
       // out of terminals, logs and bug reports (the config file holds it).
       if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
+      for (const message of i === 0 ? [] : (found[i - 1] ?? []))
+        out.push(`     ${p.red('!')} ${printableLine(redactText(message))}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);
@@ -321,3 +354,57 @@ export const formatFireResult = (
     formatHookReports(decision, color, modes),
     formatDecision(decision, color),
   ].join('\n\n');
+
+/** `doctor`: one table row per dry-run hook: starts, answers, outcome, time, meaning. */
+export const formatDryRuns = (runs: readonly DryRun[], color: boolean): string[] => {
+  const p = palette(color);
+  if (runs.length === 0) return ['', `${p.bold('dry run')}  ${p.dim('no enabled hooks')}`];
+  const rows = [
+    ['event', 'hook', 'source', 'starts', 'answers', 'outcome', 'time', 'meaning'],
+    ...runs.map((run) => [
+      run.event,
+      printableLine(run.name),
+      printableLine(run.source),
+      run.started ? 'yes' : 'no',
+      run.answered ? 'yes' : 'no',
+      run.outcome,
+      run.duration_ms === undefined ? '' : `${run.duration_ms} ms`,
+      printableLine(redactText(run.meaning)),
+    ]),
+  ];
+  const table = columns(rows, (row, column, cell) => {
+    if (row === 0) return p.dim(cell);
+    if ((column === 3 || column === 4) && cell.trim() === 'no') return p.bold(p.red(cell));
+    if (column === 5 && cell.trim() !== '') {
+      const outcome = cell.trim();
+      return outcome === 'allow' || outcome === 'block' || outcome === 'ask' || outcome === 'none'
+        ? decisionPaint(p, outcome)(cell)
+        : p.magenta(cell);
+    }
+    return cell;
+  });
+  return [
+    '',
+    `${p.bold('dry run')}  ${p.dim('each enabled hook, a harmless sample event, a scratch folder')}`,
+    ...table.map((line) => `  ${line}`),
+  ];
+};
+
+/** The last line of `doctor`. */
+export const formatDoctorSummary = (
+  errors: number,
+  warnings: number,
+  runs: readonly DryRun[],
+  color: boolean,
+): string => {
+  const p = palette(color);
+  const failed = runs.filter((run) => !run.answered).length;
+  const parts = [
+    errors > 0 && plural(errors, 'error'),
+    warnings > 0 && plural(warnings, 'warning'),
+    failed > 0 && `${failed} of ${plural(runs.length, 'hook')} did not answer`,
+  ].filter(Boolean);
+  return parts.length === 0
+    ? `${p.green('ok')}: ${plural(runs.length, 'hook')} started and answered`
+    : p.red(parts.join(', '));
+};

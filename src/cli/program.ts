@@ -1,6 +1,7 @@
 import { Argument, Command, Option } from 'commander';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
 import {
+  doctorCommand,
   fireCommand,
   listCommand,
   runCommand,
@@ -12,7 +13,13 @@ import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { importCommand } from './import.js';
 import { replayCommand, type ReplayFlags } from './replay.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
+import {
+  addConfigOptions,
+  addExecutionOptions,
+  positiveInteger,
+  type ConfigFlags,
+  type ExecutionFlags,
+} from './options.js';
 import { packageVersion } from '../version.js';
 
 const EXAMPLES = {
@@ -40,6 +47,11 @@ Examples:
 
 Decisions are compared in order, without seq and without each hook's duration_ms; notifications
 are not compared. A difference is shown field by field on stderr.`,
+  doctor: `
+Runs every enabled hook once, through the engine, with a harmless sample event of its event
+(cwd = a scratch folder, removed afterwards). It does run your hooks: a hook with side effects
+has them. Per hook: whether it starts, whether it answers, its outcome, how long, what it means.
+Exit status: 0 when there is no problem and every hook answered, 1 otherwise.`,
   import: `
 Examples:
   cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
@@ -91,6 +103,18 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
   command('validate', 'check the config file and extensions; list every problem (exit 1 when any)')
     .option('--json', 'print the problems as JSON')
     .action((flags: ConfigFlags & { json?: boolean }) => setStatus(validateCommand(flags)));
+
+  addExecutionOptions(
+    command(
+      'doctor',
+      'validate, then dry-run every enabled hook with a harmless sample event (exit 1 on any problem)',
+    ),
+  )
+    .option('--json', 'print the problems and the dry runs as JSON')
+    .addHelpText('after', EXAMPLES.doctor)
+    .action(async (flags: ConfigFlags & ExecutionFlags & { json?: boolean }) =>
+      setStatus(await doctorCommand(flags)),
+    );
 
   command('list', 'show the resolved hook chain of every event, with sources')
     .option('--json', 'print the chains as JSON')

@@ -211,7 +211,7 @@ export const CONFIG_HOOK_KEYS = [
   'dialect',
 ] as const;
 
-/** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
+/** One `[[hooks.<Event>]]` table. `name` is checked apart (config-file.ts), so that a blank one is caught too. */
 export const ConfigHook = object('a hook table', {
   required: { command: CommandText },
   optional: {
@@ -249,17 +249,24 @@ export const StopLoopLimit = new t.Type<number, number, unknown>(
 );
 
 /**
- * `[hooks]`: `enabled`, `stop_loop_limit`, plus one array of hook tables per event name; any other
- * key is an error.
+ * Keys of `[hooks]` that are settings, not event names: `fail_closed` is the file's default,
+ * `stop_loop_limit` the Stop-loop guard's cap.
+ */
+export const HOOKS_SETTINGS = ['enabled', 'fail_closed', 'stop_loop_limit'] as const;
+
+/**
+ * `[hooks]`: `enabled`, the file-wide `fail_closed` default, `stop_loop_limit`, and one array of
+ * hook tables per event name; any other key is an error.
  */
 export const HooksSection = object('a table', {
   optional: {
     enabled: ABoolean,
+    fail_closed: ABoolean,
     stop_loop_limit: StopLoopLimit,
     ...byEvent(hookTables),
   },
   unknownKey: (key) =>
-    `unknown event name (expected enabled, stop_loop_limit or one of ${EVENT_NAMES.join(', ')})${hint(key, EVENT_NAMES)}`,
+    `unknown event name (expected ${HOOKS_SETTINGS.join(', ')} or one of ${EVENT_NAMES.join(', ')})${hint(key, [...HOOKS_SETTINGS, ...EVENT_NAMES])}`,
 });
 export type HooksSection = t.TypeOf<typeof HooksSection>;
 
@@ -268,6 +275,28 @@ export const ConfigFile = object('a TOML document', { optional: { hooks: HooksSe
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 
 // ----- cosh-extension.json (SPEC §3). Only keys this module uses are known; others are ignored.
+
+/** Keys a manifest hook entry may have; others are ignored with a warning (a misspelt `fail_closed` must not pass quietly). */
+export const MANIFEST_HOOK_KEYS = [
+  'type',
+  'name',
+  'command',
+  'description',
+  'timeout',
+  'env',
+  'fail_closed',
+  'fail_open',
+  'redact',
+  'persistent',
+  'dialect',
+] as const;
+
+/** Keys a manifest hook group may have; others are ignored with a warning. */
+export const MANIFEST_GROUP_KEYS = ['matcher', 'sequential', 'hooks'] as const;
+
+/** The warning for a key a manifest does not know: ignored, with the closest known key as a hint. */
+export const unknownManifestKey = (key: string, known: readonly string[]): string =>
+  `unknown key ignored (expected ${known.join(', ')})${hint(key, known)}`;
 
 /** A hook entry of `"type": "command"`; entries of other types are skipped before this codec runs. */
 export const ManifestCommandHook = object('an object', {
@@ -306,6 +335,7 @@ export const Manifest = object('an object', {
     version: AString,
     hooks: named(t.UnknownRecord, 'an object keyed by event name'),
     dialect: DialectName,
+    fail_closed: ABoolean,
   },
 });
 export type Manifest = t.TypeOf<typeof Manifest>;

@@ -8,6 +8,7 @@ import { ConfigFile, isRecord } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import {
   failModeConflict,
+  formatPath,
   ignoredMatcher,
   issuesOf,
   unnamedHook,
@@ -30,7 +31,7 @@ export interface ConfigFileResult {
 
 export const noHooks = (): Record<EventName, CommandHook[]> => byEvent((): CommandHook[] => []);
 
-/** A missing, empty or blank `name`: such hooks are skipped with a warning (SPEC §2). */
+/** A missing, empty or blank `name`: an error in the config file, a skipped hook (warning) in a manifest. */
 export const isUnnamed = (name: unknown): boolean =>
   name === undefined || (typeof name === 'string' && name.trim() === '');
 
@@ -41,7 +42,7 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
 
 /**
  * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: unnamed hooks (skipped) and matchers on events that have no matched field (ignored).
+ * errors: matchers on events that have no matched field (ignored).
  */
 const warningIssues = (document: Record<string, unknown>): Issue[] => {
   const section = document.hooks;
@@ -52,7 +53,6 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
     tables.forEach((table: unknown, index) => {
       if (!isRecord(table)) return;
       const at = ['hooks', event, index];
-      if (isUnnamed(table.name)) issues.push(unnamedHook(at));
       const matcher = table.matcher;
       if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)) {
         issues.push(ignoredMatcher(event, [...at, 'matcher']));
@@ -62,14 +62,24 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
   return issues;
 };
 
-/** Hook tables that set `fail_closed` and `fail_open` to opposite meanings: errors. */
-const failModeConflicts = (document: Record<string, unknown>): Issue[] => {
+/**
+ * Errors the codec does not see: hook tables that set `fail_closed` and `fail_open` to opposite
+ * meanings, and hooks without a name. A nameless hook in the config file is an error, not a hook
+ * skipped with a warning: skipping it would silently drop a guard, fail_closed or not
+ * (docs/configuration.md).
+ */
+const tableErrors = (document: Record<string, unknown>): Issue[] => {
   const section = document.hooks;
   if (!isRecord(section)) return [];
   return Object.entries(section).flatMap(([event, tables]) =>
     isEventName(event) && Array.isArray(tables)
       ? tables.flatMap((table: unknown, index) =>
-          isRecord(table) ? failModeConflict(table, ['hooks', event, index]) : [],
+          isRecord(table)
+            ? [
+                ...(isUnnamed(table.name) ? [unnamedHook(['hooks', event, index, 'name'], table.name)] : []),
+                ...failModeConflict(table, ['hooks', event, index]),
+              ]
+            : [],
         )
       : [],
   );
@@ -92,7 +102,7 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   const locate = problemLocator(file, () => tomlLocations(text));
   const warnings = warningIssues(document).map(locate);
   const decoded = ConfigFile.decode(document);
-  const conflicts = failModeConflicts(document);
+  const conflicts = tableErrors(document);
   if (isLeft(decoded) || conflicts.length > 0) {
     const issues = isLeft(decoded) ? issuesOf(decoded.left, [], 'toml') : [];
     return { ...empty, errors: [...issues, ...conflicts].map(locate), warnings };
@@ -100,15 +110,27 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();
   for (const event of EVENT_NAMES) {
-    for (const table of section[event] ?? []) {
-      if (!isUnnamed(table.name))
-        hooks[event].push(
-          commandHookOf(
-            { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
-            'config',
-          ),
-        );
-    }
+    (section[event] ?? []).forEach((table, index) => {
+      const at = ['hooks', event, index];
+      const { line } = locate({ path: at, message: '' });
+      // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
+      const failClosed =
+        table.fail_closed === undefined && table.fail_open === undefined
+          ? section.fail_closed
+          : table.fail_closed;
+      hooks[event].push(
+        commandHookOf(
+          {
+            ...table,
+            ...(failClosed !== undefined && { fail_closed: failClosed }),
+            name: table.name ?? '',
+            command: commandOfDialect(table.dialect, table.command),
+            origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
+          },
+          'config',
+        ),
+      );
+    });
   }
   return {
     enabled: section.enabled ?? true,

@@ -81,6 +81,7 @@ export const loadForeignSettings = (files: readonly ForeignSettings[], workspace
             dialect,
             ...(hook.description !== undefined && { description: hook.description }),
             ...(root !== undefined && { extensionPath: root }),
+            origin: { file },
           },
           `${dialect}:${file}`,
         ),

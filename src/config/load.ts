@@ -7,6 +7,7 @@ import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.
 import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './extensions.js';
 import { readText } from './files.js';
 import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
+import { checkRegistry } from './checks.js';
 import type { ConfigProblem } from './problems.js';
 import { readDisabled } from './state.js';
 
@@ -33,6 +34,11 @@ export interface LoadOptions {
    * extension's `hooks/hooks.json`), after the config file's hooks (docs/compat.md).
    */
   readonly foreignSettings?: readonly ForeignSettings[];
+  /**
+   * The environment hooks will inherit, for the load-time checks of their commands (`PATH`,
+   * docs/configuration.md); default `process.env`.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** What `loadHooks` read: the config file and each extension found. */
@@ -142,6 +148,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
       extension.hooks[event].map((hook) => hookOn(hook, enabled)),
     ),
   ]);
+  warnings.push(...checkRegistry(registry, { env: options.env ?? process.env, workspace }));
   return {
     ok: true,
     registry,

@@ -13,14 +13,18 @@ import {
   ManifestCommandHook,
   ManifestGroup,
   ManifestGroups,
+  MANIFEST_GROUP_KEYS,
+  MANIFEST_HOOK_KEYS,
+  unknownManifestKey,
 } from './codecs.js';
+import type { HookOrigin } from '../registry/hook.js';
 import { isUnnamed, noHooks, type HooksByEvent } from './config-file.js';
 import { jsonLocations, lineAndColumn, problemLocator } from './locate.js';
 import {
   failModeConflict,
   ignoredMatcher,
   issuesOf,
-  unnamedHook,
+  unnamedManifestHook,
   type ConfigProblem,
   type Issue,
   type Segment,
@@ -65,7 +69,23 @@ class ManifestWalk {
     private readonly variables: ExtensionVariables,
     /** The manifest's top-level `dialect`: the default of its hooks. */
     private readonly dialect: Dialect | undefined,
+    /** The manifest's top-level `fail_closed`: the default of its hooks (docs/extensions.md). */
+    private readonly failClosed: boolean | undefined,
+    /** Where a path of the manifest is: its file and line. */
+    private readonly origin: (at: readonly Segment[]) => HookOrigin,
   ) {}
+
+  /** Keys of `raw` that are not in `known`: ignored, each with a warning. */
+  unknownKeys(
+    raw: Readonly<Record<string, unknown>>,
+    known: readonly string[],
+    at: readonly Segment[],
+  ): void {
+    for (const key of Object.keys(raw)) {
+      if (!known.includes(key))
+        this.warnings.push({ path: [...at, key], message: unknownManifestKey(key, known) });
+    }
+  }
 
   check<A>(codec: t.Type<A, unknown, unknown>, value: unknown, at: readonly Segment[]): A | undefined {
     const result = codec.decode(value);
@@ -84,6 +104,7 @@ class ManifestWalk {
   group(event: EventName, raw: unknown, at: readonly Segment[]): void {
     const group = this.check(ManifestGroup, raw, at);
     if (!isRecord(raw)) return;
+    this.unknownKeys(raw, MANIFEST_GROUP_KEYS, at);
     if (raw.hooks === undefined) {
       this.warnings.push({ path: at, message: 'group has no "hooks" array; nothing to run' });
       return;
@@ -130,10 +151,16 @@ class ManifestWalk {
       return;
     }
     const hook = this.check(ManifestCommandHook, this.withValidEnvNames(raw, at), at);
+    this.unknownKeys(raw, MANIFEST_HOOK_KEYS, at);
     const conflicts = failModeConflict(raw, at);
     this.errors.push(...conflicts);
+    const failClosed =
+      hook === undefined || (hook.fail_closed === undefined && hook.fail_open === undefined)
+        ? this.failClosed
+        : hook.fail_closed;
     if (isUnnamed(raw.name)) {
-      this.warnings.push(unnamedHook(at));
+      const closed = raw.fail_closed === true || raw.fail_open === false || (failClosed ?? false);
+      this.warnings.push(unnamedManifestHook(at, closed));
       return;
     }
     if (hook === undefined || conflicts.length > 0) return;
@@ -144,6 +171,8 @@ class ManifestWalk {
       commandHookOf(
         {
           ...hook,
+          ...(failClosed !== undefined && { fail_closed: failClosed }),
+          origin: this.origin(at),
           name: hook.name ?? '',
           command: commandOfDialect(
             hook.dialect ?? this.dialect,
@@ -180,7 +209,13 @@ export const decodeManifestText = (
 
   const name = isRecord(document) && typeof document.name === 'string' ? document.name : '';
   const dialect = isRecord(document) && isDialect(document.dialect) ? document.dialect : undefined;
-  const walk = new ManifestWalk(`extension:${name}`, variables, dialect);
+  const failClosed =
+    isRecord(document) && typeof document.fail_closed === 'boolean' ? document.fail_closed : undefined;
+  const origin = (at: readonly Segment[]): HookOrigin => {
+    const { line, path } = locate({ path: at, message: '' });
+    return { file, ...(line !== undefined && { line }), ...(path !== undefined && { path }) };
+  };
+  const walk = new ManifestWalk(`extension:${name}`, variables, dialect, failClosed, origin);
   const manifest = walk.check(Manifest, document, []);
   if (isRecord(document) && isRecord(document.hooks)) {
     for (const [event, groups] of Object.entries(document.hooks)) {

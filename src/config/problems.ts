@@ -8,6 +8,8 @@ export interface ConfigProblem {
   /** Dotted path of the offending value, e.g. `hooks.PreToolUse[1].timeout`. */
   readonly path?: string;
   readonly message: string;
+  /** The loaded hook a check after loading found this in (docs/configuration.md, "Checks at load"). */
+  readonly hook?: { readonly event: EventName; readonly name: string; readonly source: string };
 }
 
 /** `file:line: path: message`, leaving out the parts that are unknown. */
@@ -88,10 +90,24 @@ export const issuesOf = (errors: t.Errors, at: readonly Segment[], dialect: Dial
     return { path, message };
   });
 
-/** Warning: a hook without a name is skipped (SPEC §2, §3). */
-export const unnamedHook = (path: readonly Segment[]): Issue => ({
+/**
+ * A hook without a name (absent, empty or blank): an error in the config file; in a manifest a
+ * warning, and the hook is skipped (docs/configuration.md, docs/extensions.md).
+ */
+export const unnamedHook = (path: readonly Segment[], name: unknown): Issue => ({
   path,
-  message: 'hook has no name; skipped',
+  message:
+    name === undefined
+      ? 'missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported'
+      : 'expected a non-empty string, got a blank name: a hook without a name cannot be listed, disabled or reported',
+});
+
+/** Warning: a manifest hook without a name is skipped; one that was fail_closed says so. */
+export const unnamedManifestHook = (path: readonly Segment[], failClosed: boolean): Issue => ({
+  path,
+  message: failClosed
+    ? 'hook has no name; skipped: this fail_closed guard does not run'
+    : 'hook has no name; skipped',
 });
 
 /** Warning: a matcher on an event without a matched field is ignored (docs/protocol.md). */

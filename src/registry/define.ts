@@ -9,6 +9,7 @@ import {
   type Hook,
   type HookBase,
   type HookFunction,
+  type HookOrigin,
   type Registry,
 } from './hook.js';
 
@@ -103,6 +104,7 @@ export const commandHookOf = (
     readonly persistent?: boolean | undefined;
     readonly extensionPath?: string | undefined;
     readonly workspacePath?: string | undefined;
+    readonly origin?: HookOrigin | undefined;
   },
   source: string,
 ): CommandHook => ({
@@ -113,6 +115,7 @@ export const commandHookOf = (
   persistent: fields.persistent ?? false,
   ...(fields.extensionPath !== undefined && { extensionPath: fields.extensionPath }),
   ...(fields.workspacePath !== undefined && { workspacePath: fields.workspacePath }),
+  ...(fields.origin !== undefined && { origin: fields.origin }),
 });
 
 /** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses is a problem naming the hook. */

@@ -25,6 +25,14 @@ export interface HookBase {
   readonly dialect?: Dialect;
 }
 
+/** Where a hook was written: the file, its line when known, and the dotted path of its table. */
+export interface HookOrigin {
+  readonly file: string;
+  readonly line?: number;
+  /** `hooks.PreToolUse[0]`, `hooks.PreToolUse[0].hooks[1]`. */
+  readonly path?: string;
+}
+
 /** A hook run as `/bin/sh -c command` by the executor. */
 export interface CommandHook extends HookBase {
   readonly kind: 'command';
@@ -39,6 +47,8 @@ export interface CommandHook extends HookBase {
   readonly extensionPath?: string;
   /** Workspace root the hook was loaded for (`COSH_WORKSPACE_PATH`); absent = the host's cwd. */
   readonly workspacePath?: string;
+  /** Where it was configured, for problems found after loading (docs/configuration.md). */
+  readonly origin?: HookOrigin;
 }
 
 /**

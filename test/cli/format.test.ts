@@ -108,6 +108,38 @@ describe('formatChains', () => {
     );
   });
 
+  it('marks a hook with load-time problems with ! and prints each problem under it (redacted, escaped)', () => {
+    const problems = [
+      {
+        file: '/home/u/.copilot-shell/config.toml',
+        line: 1,
+        message: 'command cannot start: program "guard.sh" not found in PATH\u001b[2J --password hunter2',
+        hook: { event: 'PreToolUse' as const, name: 'guard', source: 'config' },
+      },
+      // Same name on another event or from another source: not this hook.
+      { file: 'x', message: 'other', hook: { event: 'Stop' as const, name: 'guard', source: 'config' } },
+      {
+        file: 'x',
+        message: 'other',
+        hook: { event: 'PreToolUse' as const, name: 'guard', source: 'extension:sec' },
+      },
+    ];
+    const lines = formatChains(registry, sources, false, problems).split('\n');
+    expect(lines.slice(5, 10)).toEqual([
+      '  #   name   source  matcher  timeout  fail_closed  redact  enabled  mode',
+      '  !1  guard  config  ^shell$  2000 ms  yes          yes     yes      per-event',
+      '     $ guard.sh',
+      '     ! command cannot start: program "guard.sh" not found in PATH\\x1b[2J --password <redacted>',
+      '  2   audit  config  *        5000 ms  no           yes     no       per-event',
+    ]);
+    expect(
+      chainsToJson(registry, sources, problems).events['PreToolUse'].map((hook) => hook.problems),
+    ).toEqual([
+      ['command cannot start: program "guard.sh" not found in PATH\u001b[2J --password <redacted>'],
+      undefined,
+    ]);
+  });
+
   it('says "none" when there is no config file and no extension; colours only when asked', () => {
     const text = formatChains(registry, { extensions: [] }, false);
     expect(text.split('\n').slice(0, 2)).toEqual(['config file  none', 'extensions   none']);

@@ -47,6 +47,7 @@ describe('decodeConfigText: valid files', () => {
         enabled: true,
         matcher: expect.objectContaining({ source: '^(shell|run_shell_command)$' }),
         description: 'blocks rm -rf',
+        origin: { file: FILE, line: 4, path: 'hooks.PreToolUse[0]' },
       },
     ]);
   });
@@ -65,7 +66,49 @@ describe('decodeConfigText: valid files', () => {
         failClosed: false,
         redact: true,
         enabled: true,
+        origin: { file: FILE, line: 1, path: 'hooks.Stop[0]' },
       },
+    ]);
+  });
+
+  it('[hooks] fail_closed is the default of every hook of the file; a hook own fail_closed or fail_open wins', () => {
+    const result = decodeConfigText(
+      toml(
+        '[hooks]',
+        'fail_closed = true',
+        '[[hooks.PreToolUse]]',
+        'name = "inherits"',
+        'command = "x"',
+        '[[hooks.PreToolUse]]',
+        'name = "own-false"',
+        'command = "x"',
+        'fail_closed = false',
+        '[[hooks.PreToolUse]]',
+        'name = "fail-open"',
+        'command = "x"',
+        'fail_open = true',
+        '[[hooks.Stop]]',
+        'name = "other-event"',
+        'command = "x"',
+      ),
+      FILE,
+    );
+    expect(result.errors).toEqual([]);
+    expect(
+      [...result.hooks.PreToolUse, ...result.hooks.Stop].map((hook) => [hook.name, hook.failClosed]),
+    ).toEqual([
+      ['inherits', true],
+      ['own-false', false],
+      ['fail-open', false],
+      ['other-event', true],
+    ]);
+    const off = decodeConfigText(
+      toml('[hooks]', 'fail_closed = false', '[[hooks.Stop]]', 'name = "a"', 'command = "x"'),
+      FILE,
+    );
+    expect(off.hooks.Stop.map((hook) => hook.failClosed)).toEqual([false]);
+    expect(errorsOf(toml('[hooks]', 'fail_closed = "yes"'))).toEqual([
+      { line: 2, path: 'hooks.fail_closed', message: 'expected true or false, got "yes"' },
     ]);
   });
 
@@ -143,22 +186,34 @@ describe('decodeConfigText: valid files', () => {
 });
 
 describe('decodeConfigText: warnings', () => {
-  it('skips unnamed hooks with a warning at their table', () => {
+  it('a hook without a name is an error, not a guard that vanishes (fail_closed or not)', () => {
     const text = toml(
       '[[hooks.Stop]]',
       'command = "x"',
+      'fail_closed = true',
       '[[hooks.Stop]]',
-      'name = "   "',
+      'name = "  \\t "',
       'command = "y"',
       '[[hooks.Stop]]',
       'name = "kept"',
       'command = "z"',
     );
-    expect(warningsOf(text)).toEqual([
-      { line: 1, path: 'hooks.Stop[0]', message: 'hook has no name; skipped' },
-      { line: 3, path: 'hooks.Stop[1]', message: 'hook has no name; skipped' },
+    expect(errorsOf(text)).toEqual([
+      {
+        line: 1,
+        path: 'hooks.Stop[0].name',
+        message:
+          'missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported',
+      },
+      {
+        line: 5,
+        path: 'hooks.Stop[1].name',
+        message:
+          'expected a non-empty string, got a blank name: a hook without a name cannot be listed, disabled or reported',
+      },
     ]);
-    expect(decodeConfigText(text, FILE).hooks.Stop.map((hook) => hook.name)).toEqual(['kept']);
+    expect(warningsOf(text)).toEqual([]);
+    expect(decodeConfigText(text, FILE).hooks.Stop).toEqual([]);
   });
 
   it('warns that a matcher on an event without tool_name is ignored', () => {
@@ -174,11 +229,12 @@ describe('decodeConfigText: warnings', () => {
     ]);
   });
 
-  it('reports an unnamed hook as a warning and its other problems as errors', () => {
+  it('reports an unnamed hook together with its other problems', () => {
     const result = decodeConfigText(toml('[[hooks.Stop]]', 'command = "x"', 'timeout = -1'), FILE);
-    expect(result.warnings.map((problem) => problem.message)).toEqual(['hook has no name; skipped']);
+    expect(result.warnings).toEqual([]);
     expect(result.errors.map((problem) => [problem.line, problem.path])).toEqual([
       [3, 'hooks.Stop[0].timeout'],
+      [1, 'hooks.Stop[0].name'],
     ]);
   });
 });
@@ -321,7 +377,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 1,
         path: 'hooks.pretooluse',
         message:
-          'unknown event name (expected enabled, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
+          'unknown event name (expected enabled, fail_closed, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
       },
     ],
     [

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,11 @@ beforeEach(() => {
   stateDir = join(home, '.copilot-shell', 'states');
   mkdirSync(userDir, { recursive: true });
   mkdirSync(systemDir, { recursive: true });
+  // The hooks below run `run NAME`, `x`, `y`…: programs on the PATH the load-time checks look in.
+  for (const program of ['run', 'x', 'y', 'a', 'b', 'c']) {
+    write(join(root, 'bin', program), '#!/bin/sh\n');
+    chmodSync(join(root, 'bin', program), 0o755);
+  }
 });
 
 afterEach(() => {
@@ -61,7 +66,13 @@ const manifestOf = (
 
 /** Options that never look at the real home or /usr/share. */
 const load = (options: LoadOptions = {}): LoadResult =>
-  loadHooks({ home, systemExtensionsDir: systemDir, workspace: join(root, 'ws'), ...options });
+  loadHooks({
+    home,
+    systemExtensionsDir: systemDir,
+    workspace: join(root, 'ws'),
+    env: { PATH: `${join(root, 'bin')}:/usr/bin:/bin` },
+    ...options,
+  });
 
 const loaded = (options: LoadOptions = {}) => {
   const result = load(options);
@@ -115,11 +126,10 @@ describe('loadHooks: files and defaults', () => {
     if (result.ok) return;
     expect(result.errors.map(formatProblem)).toEqual([
       `${file}:3: hooks.Stop[0].timeout: expected an integer 1..600000, got 0`,
-      `${file}:4: hooks.Nope: unknown event name (expected enabled, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
+      `${file}:4: hooks.Nope: unknown event name (expected enabled, fail_closed, stop_loop_limit or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
+      `${file}:1: hooks.Stop[0].name: missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported`,
     ]);
-    expect(result.warnings.map(formatProblem)).toEqual([
-      `${file}:1: hooks.Stop[0]: hook has no name; skipped`,
-    ]);
+    expect(result.warnings.map(formatProblem)).toEqual([]);
   });
 
   it('an invalid config file still reports the problems of extensions and state files', () => {
@@ -300,7 +310,13 @@ describe('loadHooks: user and system extensions', () => {
     cpSync(join(FIXTURES, 'tokenless'), join(userDir, 'tokenless'), { recursive: true });
     const workspace = join(root, 'project');
     const result = loaded({ workspace });
-    expect(result.warnings).toEqual([]);
+    // The fixtures ship manifests without their scripts: the load-time checks say so, and only that.
+    expect(result.warnings.filter((problem) => problem.hook === undefined)).toEqual([]);
+    expect(
+      result.warnings.every((problem) =>
+        /^command cannot start: (script|program) ".*" not found;/.test(problem.message),
+      ),
+    ).toBe(true);
     expect(result.sources.extensions).toEqual([
       {
         name: 'agent-sec-core',

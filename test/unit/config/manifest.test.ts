@@ -83,6 +83,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         workspacePath: '/w',
         matcher: shellMatcher,
         description: 'Scans shell commands for dangerous patterns',
+        origin: expect.objectContaining({ file, path: 'hooks.PreToolUse[0].hooks[0]' }),
       },
       {
         kind: 'command',
@@ -99,6 +100,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         workspacePath: '/w',
         matcher: shellMatcher,
         description: 'Flags personal data leaving the workspace',
+        origin: expect.objectContaining({ file, path: 'hooks.PreToolUse[0].hooks[1]' }),
       },
       {
         kind: 'command',
@@ -114,7 +116,13 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         extensionPath: path,
         workspacePath: '/w',
         matcher: expect.objectContaining({ source: 'write_file|replace' }),
+        origin: expect.objectContaining({ file, path: 'hooks.PreToolUse[1].hooks[0]' }),
       },
+    ]);
+    expect(result.value.hooks.PreToolUse.map((hook) => hook.origin?.line)).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+      expect.any(Number),
     ]);
     expect(
       result.value.hooks.UserPromptSubmit.map((hook) => [hook.name, hook.timeoutMs, hook.matcher]),
@@ -171,15 +179,58 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     expect(result).toMatchObject({ ok: true, value: { name: 'docs-only' }, warnings: [] });
   });
 
-  it('accepts `sequential`, ignores unknown keys at every level, and keeps an empty matcher as "every tool"', () => {
+  it('accepts `sequential`, ignores unknown keys of groups and hooks with a warning each, and keeps an empty matcher as "every tool"', () => {
     const result = decode(
       oneHook(
-        { type: 'command', name: 'a', command: 'x', statusMessage: 'running', retries: 'many' },
+        { type: 'command', name: 'a', command: 'x', statusMessage: 'running', failClosed: true },
         { matcher: '', sequential: false, comment: 1 },
       ),
     );
-    expect(result).toMatchObject({ ok: true, warnings: [] });
-    if (result.ok) expect(result.value.hooks.PreToolUse[0]).not.toHaveProperty('matcher');
+    expect(result.ok).toBe(true);
+    expect(result.warnings.map(({ path, message }) => `${path}: ${message}`)).toEqual([
+      'hooks.PreToolUse[0].comment: unknown key ignored (expected matcher, sequential, hooks)',
+      'hooks.PreToolUse[0].hooks[0].statusMessage: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect)',
+      'hooks.PreToolUse[0].hooks[0].failClosed: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect); did you mean fail_closed?',
+    ]);
+    if (result.ok) {
+      expect(result.value.hooks.PreToolUse[0]).not.toHaveProperty('matcher');
+      expect(result.value.hooks.PreToolUse[0]?.failClosed).toBe(false);
+    }
+  });
+
+  it('a top-level fail_closed is the default of every hook of the manifest; a hook own value wins', () => {
+    const result = decode({
+      name: 'x',
+      fail_closed: true,
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', name: 'inherits', command: 'x' },
+              { type: 'command', name: 'own', command: 'x', fail_closed: false },
+              { type: 'command', name: 'open', command: 'x', fail_open: true },
+            ],
+          },
+        ],
+      },
+    });
+    expect(result.ok && result.value.hooks.PreToolUse.map((hook) => [hook.name, hook.failClosed])).toEqual([
+      ['inherits', true],
+      ['own', false],
+      ['open', false],
+    ]);
+    expect(decode({ name: 'x', fail_closed: 'yes' }).ok).toBe(false);
+  });
+
+  it('an unnamed fail_closed hook is skipped with a warning that says a guard does not run', () => {
+    const result = decode(oneHook({ type: 'command', command: 'x', fail_closed: true }));
+    expect(result.warnings.map((problem) => problem.message)).toEqual([
+      'hook has no name; skipped: this fail_closed guard does not run',
+    ]);
+    const inherited = decode({ ...oneHook({ type: 'command', command: 'x' }), fail_closed: true });
+    expect(inherited.warnings.map((problem) => problem.message)).toEqual([
+      'hook has no name; skipped: this fail_closed guard does not run',
+    ]);
   });
 });
 
