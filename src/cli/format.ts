@@ -2,7 +2,7 @@ import { byEvent, EVENT_NAMES, TOOL_EVENTS, type Decision, type EventName } from
 import type { LoadedSources as Sources } from '../config/index.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
-import { redactText } from '../protocol/redact.js';
+import { redactText } from '../protocol/redact/index.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
 /**

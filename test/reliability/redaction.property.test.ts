@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeHookOutputValue } from '../../src/protocol/output.js';
-import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact.js';
+import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact/index.js';
 
 /*
  * Secret redaction (SPEC §4.7) under random and hostile input. No timing assertions: a pattern

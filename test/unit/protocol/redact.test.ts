@@ -8,7 +8,7 @@ import {
   redactJson,
   redactResult,
   redactText,
-} from '../../../src/protocol/redact.js';
+} from '../../../src/protocol/redact/index.js';
 import { failure, success } from '../../../src/protocol/result.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
