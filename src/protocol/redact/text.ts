@@ -98,11 +98,14 @@ const valueReader = (text: string): ((start: number) => Span) => {
     let fails = false;
     for (; at < text.length; at += 1) {
       const char = text[at] ?? '';
-      if (isSpace(text.charCodeAt(at)) || `,"';&|()<>`.includes(char)) break;
-      if ('$`\\'.includes(char)) {
+      if (isSpace(text.charCodeAt(at)) || `,"';&|()>`.includes(char)) break;
+      // A run that goes into `<redacted>` was cut by another rule (`x-<redacted>`): it is that
+      // rule's, so a second pass changes nothing.
+      if ('$`\\'.includes(char) || (char === '<' && at > start && text.startsWith(REDACTED, at))) {
         fails = true;
         break;
       }
+      if (char === '<') break;
     }
     runStart = start;
     runEnd = at;
@@ -189,7 +192,7 @@ const cookieSpans = (
         at = span[0] > valueStart ? span[1] + 1 : span[1];
       }
     } else if (item === 0 && at > nameStart) {
-      if (!text.startsWith(REDACTED, nameStart)) spans.push([nameStart, at]);
+      if (!text.startsWith(REDACTED, nameStart) && !text.startsWith(REDACTED, at)) spans.push([nameStart, at]);
     } else if (at === nameStart) return at;
     if (firstOnly) return at;
     let next = at;
@@ -241,6 +244,16 @@ const MAX_NAME = 128;
 const redactAssignments = (text: string): string => {
   const spans: [number, number][] = [];
   const valueAt = valueReader(text);
+  // Hostile text repeats one name a million times: each is judged once.
+  const verdicts = new Map<string, boolean>();
+  const secret = (name: string): boolean => {
+    let verdict = verdicts.get(name);
+    if (verdict === undefined) {
+      verdict = SECRET_NAME_HINT.test(name) && isSecretName(name);
+      verdicts.set(name, verdict);
+    }
+    return verdict;
+  };
   const separator = /[=:]/g;
   for (let match = separator.exec(text); match !== null; match = separator.exec(text)) {
     const at = match.index;
@@ -256,7 +269,7 @@ const redactAssignments = (text: string): string => {
     if (nameStart === nameEnd || (nameStart > 0 && isNameChar(text.charCodeAt(nameStart - 1)))) continue;
     if (text.charCodeAt(at) === COLON && text.startsWith('//', at + 1)) continue;
     const name = text.slice(nameStart, nameEnd);
-    if (!SECRET_NAME_HINT.test(name) || !isSecretName(name)) continue;
+    if (!secret(name)) continue;
     let valueStart = at + 1;
     const shellAssignment = text.charCodeAt(at) === EQUALS && !gapBefore && quote !== DOUBLE_QUOTE && quote !== SINGLE_QUOTE;
     if (!shellAssignment) while (valueStart < text.length && isBlank(text.charCodeAt(valueStart))) valueStart += 1;
@@ -458,6 +471,12 @@ const namesPattern = (names: readonly string[]): string =>
   names.map((name) => name.split('_').join('[_-]?')).join('|');
 const FLAG_WORD = `(?:${namesPattern(FLAG_NAMES)})`;
 
+/** `Authorization: Basic x`, `authorization=x`: the value, after a scheme word when there is one. */
+const AUTHORIZATION = new RegExp(
+  String.raw`\b((?:proxy-)?authorization["']?${BLANK}*[:=]${BLANK}*["']?)(?:(bearer|basic|token|digest)(${BLANK}+))?(<redacted>|[^${SPACE},;&"'<>]+)`,
+  'gi',
+);
+
 const RULES: readonly Rule[] = [
   {
     name: 'cookie header',
@@ -467,16 +486,17 @@ const RULES: readonly Rule[] = [
   {
     name: 'authorization header',
     needle: /authorization/i,
-    apply: replacing(
-      new RegExp(
-        String.raw`\b((?:proxy-)?authorization["']?${BLANK}*[:=]${BLANK}*["']?)(?:(bearer|basic|token|digest)${BLANK}+)?(<redacted>|[^${SPACE},;&"'<>]+)`,
-        'gi',
+    apply: (text) =>
+      text.replace(
+        AUTHORIZATION,
+        (match: string, prefix: string, scheme?: string, gap?: string, value?: string, offset = 0) =>
+          value === undefined ||
+          value === REDACTED ||
+          !isOneToken(value) ||
+          text.startsWith(REDACTED, offset + match.length)
+            ? match
+            : `${prefix}${scheme ?? ''}${gap ?? ''}${REDACTED}`,
       ),
-      (match, prefix, scheme, value) =>
-        value === undefined || value === REDACTED || !isOneToken(value)
-          ? match
-          : `${prefix ?? ''}${scheme === undefined ? '' : `${scheme} `}${REDACTED}`,
-    ),
   },
   {
     name: 'bearer token',
