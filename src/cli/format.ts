@@ -100,13 +100,13 @@ export const formatValidationSummary = (
   color: boolean,
 ): string => {
   const p = palette(color);
-  // Hooks that see secrets are named whenever the configuration loaded, warnings or not: an
-  // imported settings file often has warnings, and its hooks are unredacted by default.
-  const raw = found === undefined ? [] : unredactedHooks(found.registry);
+  // Hooks that judge a redacted copy are named whenever the configuration loaded, warnings or
+  // not: right for an observer, wrong for a guard (a secret scanner sees `<redacted>`).
+  const copies = found === undefined ? [] : redactedHooks(found.registry);
   const rawLine =
-    raw.length === 0
+    copies.length === 0
       ? ''
-      : `\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${raw
+      : `\n${p.yellow('redact = true')}: these hooks receive a redacted copy of the event: ${copies
           .map((hook) => `${hook.event} ${hook.name} (${hook.source})`)
           .join(', ')}`;
   if (errors + warnings > 0) {
@@ -124,13 +124,13 @@ export const formatValidationSummary = (
   return `${summary}${rawLine}`;
 };
 
-/** Hooks that receive the event with secrets unredacted (`redact = false`), for `validate`. */
-export const unredactedHooks = (
+/** Hooks that receive a redacted copy of the event (`redact = true`), for `validate`. */
+export const redactedHooks = (
   registry: Registry,
 ): { readonly event: EventName; readonly name: string; readonly source: string }[] =>
   EVENT_NAMES.flatMap((event) =>
     registry[event]
-      .filter((hook) => hook.redact === false)
+      .filter((hook) => hook.redact === true)
       .map((hook) => ({ event, name: hook.name, source: hook.source })),
   );
 
@@ -163,7 +163,7 @@ const listed = (hook: Hook): ListedHook => ({
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
-  redact: hook.redact !== false,
+  redact: hook.redact === true,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
   ...(hook.description !== undefined && { description: hook.description }),
@@ -206,7 +206,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         matcherOf(event, hook),
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
-        hook.redact === false ? 'no' : 'yes',
+        hook.redact === true ? 'yes' : 'no',
         hook.enabled ? 'yes' : 'no',
         modeOf(hook),
       ]),

@@ -77,7 +77,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 5000,
         failClosed: false,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -93,7 +93,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 3000,
         failClosed: false,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -109,7 +109,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 10000,
         failClosed: true,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -284,7 +284,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
     ]);
   });
 
-  it('redact defaults to true; redact = false is kept', () => {
+  it('redact defaults to false; redact = true is kept', () => {
     const result = decode({
       name: 'x',
       hooks: {
@@ -292,15 +292,15 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
           {
             hooks: [
               { type: 'command', name: 'a', command: 'x' },
-              { type: 'command', name: 'b', command: 'x', redact: false },
+              { type: 'command', name: 'b', command: 'x', redact: true },
             ],
           },
         ],
       },
     });
     expect(result.ok && result.value.hooks.PreToolUse.map((hook) => [hook.name, hook.redact])).toEqual([
-      ['a', true],
-      ['b', false],
+      ['a', false],
+      ['b', true],
     ]);
   });
 
