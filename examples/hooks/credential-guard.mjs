@@ -3,6 +3,7 @@
 // It must see the prompt as the user typed it: leave `redact` unset (a redacted copy would show
 // it `<redacted>` where the secret was, and it would never fire).
 import { readFileSync } from 'node:fs';
+import process from 'node:process';
 
 const event = JSON.parse(readFileSync(0, 'utf8'));
 const SECRET =

@@ -172,7 +172,11 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
     flags.json === true
       ? printableJson(
           JSON.stringify(
-            { event: redactJson(built.value), notifications: result.notifications, decision: result.decision },
+            {
+              event: redactJson(built.value),
+              notifications: result.notifications,
+              decision: result.decision,
+            },
             null,
             2,
           ),

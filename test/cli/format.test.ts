@@ -200,7 +200,8 @@ describe('validate names the hooks that receive a redacted copy of the event', (
   );
 
   it('also when there are warnings; a hook without redact is not named (it sees the event as sent)', () => {
-    const line = 'redact = true: these hooks receive a redacted copy of the event: PreToolUse shipper (config)';
+    const line =
+      'redact = true: these hooks receive a redacted copy of the event: PreToolUse shipper (config)';
     expect(formatValidationSummary(0, 2, { registry: raw, sources: { extensions: [] } }, false)).toBe(
       `2 warnings\n${line}`,
     );

@@ -46,7 +46,8 @@ describe('what a hook receives', () => {
     const { decision } = await dispatcher.dispatch(event(HOSTILE));
     expect(decision.decision).toBe('none');
     const command = (name: string) =>
-      (JSON.parse(readFileSync(file(name), 'utf8')) as { tool_input: { command: string } }).tool_input.command;
+      (JSON.parse(readFileSync(file(name), 'utf8')) as { tool_input: { command: string } }).tool_input
+        .command;
     expect(command('guard.json')).toBe(HOSTILE);
     expect(command('claude.json')).toBe(HOSTILE);
     expect(command('observer.json')).toBe(

@@ -192,7 +192,8 @@ const cookieSpans = (
         at = span[0] > valueStart ? span[1] + 1 : span[1];
       }
     } else if (item === 0 && at > nameStart) {
-      if (!text.startsWith(REDACTED, nameStart) && !text.startsWith(REDACTED, at)) spans.push([nameStart, at]);
+      if (!text.startsWith(REDACTED, nameStart) && !text.startsWith(REDACTED, at))
+        spans.push([nameStart, at]);
     } else if (at === nameStart) return at;
     if (firstOnly) return at;
     let next = at;
@@ -271,8 +272,10 @@ const redactAssignments = (text: string): string => {
     const name = text.slice(nameStart, nameEnd);
     if (!secret(name)) continue;
     let valueStart = at + 1;
-    const shellAssignment = text.charCodeAt(at) === EQUALS && !gapBefore && quote !== DOUBLE_QUOTE && quote !== SINGLE_QUOTE;
-    if (!shellAssignment) while (valueStart < text.length && isBlank(text.charCodeAt(valueStart))) valueStart += 1;
+    const shellAssignment =
+      text.charCodeAt(at) === EQUALS && !gapBefore && quote !== DOUBLE_QUOTE && quote !== SINGLE_QUOTE;
+    if (!shellAssignment)
+      while (valueStart < text.length && isBlank(text.charCodeAt(valueStart))) valueStart += 1;
     // `a:b` inside a word (`token:abc` is read, `user:pass@` is the URL rule's) needs its value.
     const span = valueAt(valueStart);
     if (span === undefined || text.startsWith(REDACTED, span[0])) continue;
@@ -513,7 +516,10 @@ const RULES: readonly Rule[] = [
     needle: /--/,
     apply: (text) =>
       redactValuesAfter(
-        new RegExp(String.raw`(?<![^${SPACE}])--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|${BLANK}+)`, 'gi'),
+        new RegExp(
+          String.raw`(?<![^${SPACE}])--(?:[a-z0-9]{1,32}[_-]){0,3}${FLAG_WORD}(?:=|${BLANK}+)`,
+          'gi',
+        ),
         text,
       ),
   },
@@ -596,7 +602,7 @@ const redactPrivateKeys = (text: string): string => {
     }
     parts.push(text.slice(from, begin), REDACTED_PRIVATE_KEY);
     let closed = -1;
-    for (let search = mark + PRIVATE_KEY_MARK.length; closed < 0; ) {
+    for (let search = mark + PRIVATE_KEY_MARK.length; closed < 0;) {
       const end = ends(search);
       if (end < 0) break;
       const endMark = marks(end + '-----END '.length);
@@ -634,7 +640,10 @@ export const redactText = (text: string, target: TextTarget = 'output'): string 
 };
 
 /** The names of the text rules, in the order they apply (for docs and tests). */
-export const TEXT_RULES: readonly string[] = ['PEM private key (output only)', ...RULES.map((rule) => rule.name)];
+export const TEXT_RULES: readonly string[] = [
+  'PEM private key (output only)',
+  ...RULES.map((rule) => rule.name),
+];
 
 /**
  * The kept tail of a stream whose start was dropped (a hook's stderr past its 64 KiB): its first
@@ -660,7 +669,7 @@ const orphanKeyEnd = (text: string): number => {
   const marks = forwardSearch(/PRIVATE KEY-----/gi, text);
   const newlines = forwardSearch(/\n/g, text);
   const begin = forwardSearch(/-----BEGIN /gi, text)(0);
-  for (let search = 0; ; ) {
+  for (let search = 0; ;) {
     const end = ends(search);
     if (end < 0 || (begin >= 0 && begin < end)) return -1;
     const mark = marks(end + '-----END '.length);

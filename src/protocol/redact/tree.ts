@@ -44,7 +44,12 @@ const secretValue = (value: unknown, walk: Walk, depth: number): unknown => {
  * A key as it may be shown: a secret used as a key (`{"ghp_…": true}`) is redacted like any text.
  * Two keys that redact alike stay two keys (`<redacted>`, `<redacted> 2`), so no value is lost.
  */
-const keyOf = (key: string, walk: Walk, taken: Set<string>, object: Readonly<Record<string, unknown>>): string => {
+const keyOf = (
+  key: string,
+  walk: Walk,
+  taken: Set<string>,
+  object: Readonly<Record<string, unknown>>,
+): string => {
   const redacted = redactText(key, walk.target);
   if (redacted === key) return key;
   let unique = redacted;
@@ -59,7 +64,13 @@ const keyOf = (key: string, walk: Walk, taken: Set<string>, object: Readonly<Rec
  * rules; in `text` mode (tool schemas) only the text rules apply, so a property named `token`
  * survives. Copy on write: an unchanged subtree is returned as is.
  */
-const redactTree = (value: unknown, mode: Mode, walk: Walk, depth: number, special?: SpecialKeys): unknown => {
+const redactTree = (
+  value: unknown,
+  mode: Mode,
+  walk: Walk,
+  depth: number,
+  special?: SpecialKeys,
+): unknown => {
   if (typeof value === 'string') return redactText(value, walk.target);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_REDACTION_DEPTH) return REDACTED;

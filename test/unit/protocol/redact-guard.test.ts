@@ -78,8 +78,12 @@ describe('redaction never hides code', () => {
 
   it('a secret-named key holding code is left for the hook to judge; one holding a token is not', () => {
     expect(
-      redactHookInput({ tool_input: { password: '$(rm -rf ~)', token: 'abc123', api_key: 42, credentials: { user: 'u' } } }),
-    ).toEqual({ tool_input: { password: '$(rm -rf ~)', token: REDACTED, api_key: REDACTED, credentials: { user: 'u' } } });
+      redactHookInput({
+        tool_input: { password: '$(rm -rf ~)', token: 'abc123', api_key: 42, credentials: { user: 'u' } },
+      }),
+    ).toEqual({
+      tool_input: { password: '$(rm -rf ~)', token: REDACTED, api_key: REDACTED, credentials: { user: 'u' } },
+    });
   });
 
   it('a PEM block is no single token: replaced in what leaves the engine, never in a hook input', () => {
@@ -93,10 +97,36 @@ describe('redaction never hides code', () => {
     const piece = fc.oneof(
       word,
       fc.constantFrom(
-        ' ', '\n', '"', "'", '`', '$(', ')', ';', '&&', '|', '<', '>', '\\', '=', ': ',
-        'token=', 'PGPASSWORD=', 'TOKEN= ', '--password ', '--token=', '-u ', 'Cookie: ',
-        'Authorization: Bearer ', 'https://u:', '@h', 'ghp_abcdefghijklmnopqrstuvwxyz',
-        'sk-abcdefghijklmn', 'AKIA1234567890ABCDEF', 'password: ', '"api_key": ',
+        ' ',
+        '\n',
+        '"',
+        "'",
+        '`',
+        '$(',
+        ')',
+        ';',
+        '&&',
+        '|',
+        '<',
+        '>',
+        '\\',
+        '=',
+        ': ',
+        'token=',
+        'PGPASSWORD=',
+        'TOKEN= ',
+        '--password ',
+        '--token=',
+        '-u ',
+        'Cookie: ',
+        'Authorization: Bearer ',
+        'https://u:',
+        '@h',
+        'ghp_abcdefghijklmnopqrstuvwxyz',
+        'sk-abcdefghijklmn',
+        'AKIA1234567890ABCDEF',
+        'password: ',
+        '"api_key": ',
       ),
     );
     fc.assert(
@@ -140,28 +170,41 @@ describe('secret names in text (PGPASSWORD, DB_PASSWORD, WEBHOOK_SECRET, …)', 
     expect(redactText(expected)).toBe(expected);
   });
 
-  it.each(['PWD=/home/u', 'OLDPWD=/tmp', 'max_tokens=100', 'TOKENIZER=bert', 'TOKEN_URL=https://x/t', 'secret_count=3'])(
-    '%j is no secret',
-    (input) => {
-      expect(redactText(input)).toBe(input);
-    },
-  );
+  it.each([
+    'PWD=/home/u',
+    'OLDPWD=/tmp',
+    'max_tokens=100',
+    'TOKENIZER=bert',
+    'TOKEN_URL=https://x/t',
+    'secret_count=3',
+  ])('%j is no secret', (input) => {
+    expect(redactText(input)).toBe(input);
+  });
 
   it('isSecretName reads words: prefixes glued or joined, a describing word after makes it no secret', () => {
-    expect(['PGPASSWORD', 'DB_PASSWORD', 'WEBHOOK_SECRET', 'db.password', 'x-api-key'].every(isSecretName)).toBe(true);
-    expect(['POSTGRES_PASSWORD_FILE', 'credential.helper', 'tokenizer', 'PWD', 'max_tokens'].some(isSecretName)).toBe(
-      false,
-    );
+    expect(
+      ['PGPASSWORD', 'DB_PASSWORD', 'WEBHOOK_SECRET', 'db.password', 'x-api-key'].every(isSecretName),
+    ).toBe(true);
+    expect(
+      ['POSTGRES_PASSWORD_FILE', 'credential.helper', 'tokenizer', 'PWD', 'max_tokens'].some(isSecretName),
+    ).toBe(false);
   });
 });
 
 describe("JSON keys: cosh-core's newest list, and secrets used as keys", () => {
-  it.each(['access_key', 'aws_access_key_id', 'bearer', 'auth_token', 'session_token', 'secret_key', 'private_key', 'PGPASSWORD', 'slack_token'])(
-    '%s is a secret key',
-    (key) => {
-      expect(isSecretKey(key)).toBe(true);
-    },
-  );
+  it.each([
+    'access_key',
+    'aws_access_key_id',
+    'bearer',
+    'auth_token',
+    'session_token',
+    'secret_key',
+    'private_key',
+    'PGPASSWORD',
+    'slack_token',
+  ])('%s is a secret key', (key) => {
+    expect(isSecretKey(key)).toBe(true);
+  });
 
   it.each(['tokenizer', 'api_key_id_shape', 'max_tokens', 'safe'])('%s is not', (key) => {
     expect(isSecretKey(key)).toBe(false);
@@ -169,7 +212,7 @@ describe("JSON keys: cosh-core's newest list, and secrets used as keys", () => {
 
   it('a token used as an object key is redacted, and two such keys stay two keys', () => {
     const value = {
-      'ghp_abcdefghijklmnopqrstuvwxyz0123': true,
+      ghp_abcdefghijklmnopqrstuvwxyz0123: true,
       'sk-abcdefghijklmnop': 1,
       '<redacted> 2': 'kept',
       plain: 'x',

@@ -32,7 +32,11 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
       `curl -H 'Cookie: session=abc; id=1' x`,
       `curl -H 'Cookie: session=<redacted>; id=<redacted>' x`,
     ],
-    ['Set-Cookie line: the cookie, not its attributes', 'Set-Cookie: sid=xyz; HttpOnly\nnext', 'Set-Cookie: sid=<redacted>; HttpOnly\nnext'],
+    [
+      'Set-Cookie line: the cookie, not its attributes',
+      'Set-Cookie: sid=xyz; HttpOnly\nnext',
+      'Set-Cookie: sid=<redacted>; HttpOnly\nnext',
+    ],
     ['OpenAI key', 'key sk-proj-abcdefghij1234 used', 'key <redacted> used'],
     ['Stripe live key', 'sk_live_abcdefghij12', '<redacted>'],
     ['GitLab token', 'glpat-abcdefghij12', '<redacted>'],
@@ -63,7 +67,7 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
     ['key: value', 'password: hunter2', 'password: <redacted>'],
     ['key in JSON text', '{"api_key": "abcdef", "user": "bob"}', '{"api_key": "<redacted>", "user": "bob"}'],
     ['single-quoted value', "secret='abc' rest", "secret='<redacted>' rest"],
-        [
+    [
       'URL password',
       'git clone https://bob:s3cret@example.com/r.git',
       'git clone https://bob:<redacted>@example.com/r.git',
@@ -199,7 +203,7 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
     ],
     ['a quoted part then an unquoted one', 'token="abc"def next', 'token="<redacted>"def next'],
     ['JSON text keeps its quotes and closing brace', '{"token": "abcdef"}', '{"token": "<redacted>"}'],
-        ['a control character is no space', 'password=abc\u0001def next', 'password=<redacted> next'],
+    ['a control character is no space', 'password=abc\u0001def next', 'password=<redacted> next'],
     ['U+FEFF is no space', 'token=abc\ufeffdef next', 'token=<redacted> next'],
     ['U+0085 is a space', 'token=abc\u0085def', 'token=<redacted>\u0085def'],
     [
