@@ -1,4 +1,4 @@
-import { firstNonBlankLine } from '../protocol/effective.js';
+import { firstNonBlankLine } from '../protocol/first-line.js';
 import { decodeHookStdout } from '../protocol/output.js';
 import { withPrinted } from '../protocol/printed.js';
 import { redactText } from '../protocol/redact/index.js';

@@ -1,4 +1,4 @@
-import { firstNonBlankLine } from './effective.js';
+import { firstNonBlankLine } from './first-line.js';
 import { redactText } from './redact/text.js';
 
 /** How much of a hook's stdout a failure message quotes. */
