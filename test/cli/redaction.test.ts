@@ -218,6 +218,46 @@ describe('cosh-hooks run: redaction never changes what a guard judges', () => {
   });
 });
 
+describe('fire and validate print no secret', () => {
+  it('fire --json echoes the event with its secrets redacted, and the decision too', async () => {
+    const result = await cli([
+      'fire',
+      'PreToolUse',
+      '--tool',
+      'leak',
+      '--input',
+      JSON.stringify({ tool_input: { command: `curl -u bob:hunter2 -H 'Authorization: Bearer ${BEARER}'` } }),
+      '--json',
+      ...box.flags,
+    ]);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as { event: { tool_input: unknown } };
+    expect(printed.event.tool_input).toEqual({
+      command: "curl -u bob:<redacted> -H 'Authorization: Bearer <redacted>'",
+    });
+    expect(result.stdout).not.toMatch(new RegExp(`hunter2|${BEARER}|${TOKEN}`));
+  });
+
+  it('validate quotes a bad value redacted', async () => {
+    const bad = sandbox(
+      ['[[hooks.PreToolUse]]', 'name = "g"', 'command = "x"', `redact = "${TOKEN}"`, ''].join('\n'),
+    );
+    try {
+      const text = await cli(['validate', ...bad.flags]);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toContain('expected true or false, got "<redacted>"');
+      const json = await cli(['validate', '--json', ...bad.flags]);
+      expect(json.code).toBe(1);
+      expect(JSON.stringify(JSON.parse(json.stdout))).toContain(
+        'expected true or false, got \\"<redacted>\\"',
+      );
+      expect(text.stdout + json.stdout).not.toContain(TOKEN);
+    } finally {
+      bad.remove();
+    }
+  });
+});
+
 describe('list and validate show redact', () => {
   it('list --json has redact per hook; list shows the column', async () => {
     const json = await cli(['list', ...box.flags, '--json']);
