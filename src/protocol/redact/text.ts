@@ -69,7 +69,9 @@ const SPACE = String.raw`\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\
  * next line (`if token:\n    os.system(…)`), hiding from a scanner hook what it must see.
  */
 const BLANK = String.raw`[\t\v\f \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]`;
-const isBlank = (code: number): boolean => isSpace(code) && code !== 0x0a && code !== 0x0d && code !== 0x85;
+/** `BLANK` as a test: white space that does not end a line. */
+const isBlank = (code: number): boolean =>
+  isSpace(code) && code !== 0x0a && code !== 0x0d && code !== 0x85 && code !== 0x2028 && code !== 0x2029;
 
 const DOUBLE_QUOTE = 0x22;
 const SINGLE_QUOTE = 0x27;
@@ -276,7 +278,6 @@ const redactAssignments = (text: string): string => {
       text.charCodeAt(at) === EQUALS && !gapBefore && quote !== DOUBLE_QUOTE && quote !== SINGLE_QUOTE;
     if (!shellAssignment)
       while (valueStart < text.length && isBlank(text.charCodeAt(valueStart))) valueStart += 1;
-    // `a:b` inside a word (`token:abc` is read, `user:pass@` is the URL rule's) needs its value.
     const span = valueAt(valueStart);
     if (span === undefined || text.startsWith(REDACTED, span[0])) continue;
     spans.push([span[0], span[1]]);
