@@ -166,7 +166,7 @@ const listed = (hook: Hook): ListedHook => ({
   redact: hook.redact === true,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
-  ...(hook.description !== undefined && { description: hook.description }),
+  ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
 });
 
