@@ -13,7 +13,7 @@ import { LineSplitter } from '../src/cli/line-splitter.js';
 import { sentEvent } from '../src/dialects/events.js';
 import { decodeEvent } from '../src/events/decode.js';
 import { parseJson } from '../src/events/untrusted.js';
-import { redactedEvent } from '../src/protocol/redact.js';
+import { redactedEvent } from '../src/protocol/redact/index.js';
 
 const sizes = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [1, 10, 30];
 

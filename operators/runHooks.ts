@@ -30,7 +30,7 @@ import {
 } from '../src/exec/port.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
 import { effectiveDecision } from '../src/protocol/effective.js';
-import { redactedEvent, redactResult } from '../src/protocol/redact.js';
+import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
 import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
 import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
@@ -154,9 +154,10 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
  * timeout, and emits a `HookRun` per hook as it finishes. A hook starts only after the previous one
  * finished; a failure is a value (outcome = failure kind), so the next hook still runs.
  *
- * Secrets (SPEC §4.7): a hook receives the event redacted unless it sets `redact = false` (the
- * redacted copy is made once per event, when the first hook that needs it starts), and every
- * result is redacted before it counts: output, failure message, fail_closed reason.
+ * Secrets (docs/protocol.md): a hook receives the event as the host sent it; one that sets
+ * `redact = true` (an observer) gets a redacted copy, made once per event when the first such
+ * hook starts, in which only single tokens are replaced (it never hides code). Every result is
+ * redacted before it counts: output, failure message, fail_closed reason.
  *
  * ```
  * hooks:   (ab|)               a and b are hooks; b has timeout 3
@@ -175,7 +176,7 @@ export const runHooks =
         defer(() => {
           const startedAt = deps.scheduler.now();
           const run = (one: Hook, sent: HookEvent) =>
-            runHook(one, one.redact === false ? sent : redactedEvent(sent), deps);
+            runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps);
           // The event is translated before it is redacted, and the answer read in the hook's
           // dialect before it is redacted (translateDialect reads the raw printed text).
           return translateDialect(hook, event, run).pipe(

@@ -72,4 +72,4 @@ export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protoc
 export type { HookOutput } from './protocol/output.js';
 
 // Secret redaction (SPEC §4.7): the rules the engine applies, for a host's own logs.
-export { redactText, redactJson } from './protocol/redact.js';
+export { redactText, redactJson } from './protocol/redact/index.js';

@@ -19,8 +19,9 @@ import {
   modeOf,
   printableJson,
   printableLine,
-  unredactedHooks,
+  redactedHooks,
 } from './format.js';
+import { redactJson, redactText } from '../protocol/redact/index.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
 import { useColor } from './style.js';
@@ -39,11 +40,14 @@ export const loadForCommand = load;
 
 const errorsOf = (result: LoadResult): readonly ConfigProblem[] => (result.ok ? [] : result.errors);
 
+/** A problem as printed: it may quote a config value, so secrets are redacted (docs/protocol.md). */
+const shownProblem = (problem: ConfigProblem): string => redactText(formatProblem(problem));
+
 /** Warnings, and errors when loading failed, on stderr: the diagnostics of every command but `validate`. */
 export const reportProblems = (result: LoadResult): void => {
   const lines = formatProblemLines(
-    errorsOf(result).map(formatProblem),
-    result.warnings.map(formatProblem),
+    errorsOf(result).map(shownProblem),
+    result.warnings.map(shownProblem),
     stderrColor(),
   );
   if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
@@ -60,7 +64,7 @@ export const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
 
 /** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (SPEC §6). */
 const fail = (message: string): number => {
-  process.stderr.write(`cosh-hooks: ${printableLine(message)}\n`);
+  process.stderr.write(`cosh-hooks: ${printableLine(redactText(message))}\n`);
   return EXIT.failed;
 };
 
@@ -94,12 +98,12 @@ export const validateCommand = (flags: ConfigFlags & { readonly json?: boolean }
   const errors = errorsOf(loaded);
   const problems = errors.length + loaded.warnings.length;
   if (flags.json === true) {
-    const unredacted = loaded.ok ? unredactedHooks(loaded.registry) : [];
-    const report = { ok: problems === 0, errors, warnings: loaded.warnings, unredacted };
+    const redacted = loaded.ok ? redactedHooks(loaded.registry) : [];
+    const report = redactJson({ ok: problems === 0, errors, warnings: loaded.warnings, redacted });
     process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
   } else {
     const color = stdoutColor();
-    const lines = formatProblemLines(errors.map(formatProblem), loaded.warnings.map(formatProblem), color);
+    const lines = formatProblemLines(errors.map(shownProblem), loaded.warnings.map(shownProblem), color);
     const found = loaded.ok ? { registry: loaded.registry, sources: loaded.sources } : undefined;
     lines.push(formatValidationSummary(errors.length, loaded.warnings.length, found, color));
     process.stdout.write(`${lines.join('\n')}\n`);
@@ -202,7 +206,11 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
     flags.json === true
       ? printableJson(
           JSON.stringify(
-            { event: built.value, notifications: result.notifications, decision: result.decision },
+            {
+              event: redactJson(built.value),
+              notifications: result.notifications,
+              decision: result.decision,
+            },
             null,
             2,
           ),

@@ -3,7 +3,7 @@ import type { ConfigProblem, LoadedSources as Sources } from '../config/index.js
 import type { DryRun } from './doctor.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
 import type { Hook, Registry } from '../registry/hook.js';
-import { redactText } from '../protocol/redact.js';
+import { redactText } from '../protocol/redact/index.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
 /**
@@ -101,13 +101,13 @@ export const formatValidationSummary = (
   color: boolean,
 ): string => {
   const p = palette(color);
-  // Hooks that see secrets are named whenever the configuration loaded, warnings or not: an
-  // imported settings file often has warnings, and its hooks are unredacted by default.
-  const raw = found === undefined ? [] : unredactedHooks(found.registry);
+  // Hooks that judge a redacted copy are named whenever the configuration loaded, warnings or
+  // not: right for an observer, wrong for a guard (a secret scanner sees `<redacted>`).
+  const copies = found === undefined ? [] : redactedHooks(found.registry);
   const rawLine =
-    raw.length === 0
+    copies.length === 0
       ? ''
-      : `\n${p.yellow('redact = false')}: these hooks see secrets unredacted: ${raw
+      : `\n${p.yellow('redact = true')}: these hooks receive a redacted copy of the event: ${copies
           .map((hook) => `${hook.event} ${hook.name} (${hook.source})`)
           .join(', ')}`;
   if (errors + warnings > 0) {
@@ -125,13 +125,13 @@ export const formatValidationSummary = (
   return `${summary}${rawLine}`;
 };
 
-/** Hooks that receive the event with secrets unredacted (`redact = false`), for `validate`. */
-export const unredactedHooks = (
+/** Hooks that receive a redacted copy of the event (`redact = true`), for `validate`. */
+export const redactedHooks = (
   registry: Registry,
 ): { readonly event: EventName; readonly name: string; readonly source: string }[] =>
   EVENT_NAMES.flatMap((event) =>
     registry[event]
-      .filter((hook) => hook.redact === false)
+      .filter((hook) => hook.redact === true)
       .map((hook) => ({ event, name: hook.name, source: hook.source })),
   );
 
@@ -178,12 +178,12 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
-  redact: hook.redact !== false,
+  redact: hook.redact === true,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
-  ...(hook.description !== undefined && { description: hook.description }),
+  ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
-  ...(problems.length > 0 && { problems: problems.map(redactText) }),
+  ...(problems.length > 0 && { problems: problems.map((problem) => redactText(problem)) }),
 });
 
 /** The document `list --json` prints: sources, then every event's chain in order, problems per hook. */
@@ -235,7 +235,7 @@ export const formatChains = (
         matcherOf(event, hook),
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
-        hook.redact === false ? 'no' : 'yes',
+        hook.redact === true ? 'yes' : 'no',
         hook.enabled ? 'yes' : 'no',
         modeOf(hook),
       ]),

@@ -1,3 +1,5 @@
+import { redactCutTail } from '../protocol/redact/index.js';
+
 /**
  * The bounded buffers a hook's pipes are read into, shared by per-event and persistent hooks:
  * the head of stdout (its cap, SPEC §4.2), the tail of stderr (what a failure message quotes) and
@@ -29,7 +31,12 @@ export const headBuffer = (limit: number) => {
   };
 };
 
-/** Keeps the last `limit` bytes. */
+/**
+ * Keeps the last `limit` bytes. Once the start of the stream is dropped, the text starts at a
+ * line: the cut line's fragment could hold the end of a secret whose start is gone (the part of
+ * a `ghp_` token after the cut is no longer recognizable), so it goes, and the rest is redacted
+ * (`redactCutTail`).
+ */
 export const tailBuffer = (limit: number) => {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -49,7 +56,8 @@ export const tailBuffer = (limit: number) => {
     },
     text: (): string => {
       const all = Buffer.concat(chunks);
-      return all.subarray(Math.max(0, all.length - limit)).toString('utf8');
+      const tail = all.subarray(Math.max(0, all.length - limit)).toString('utf8');
+      return total > limit ? redactCutTail(tail) : tail;
     },
   };
 };
@@ -77,7 +85,10 @@ export const firstStderrLine = () => {
       if (start < 0) return undefined;
       const end = head.indexOf('\n', start);
       done = end >= 0 || head.length >= FIRST_LINE_BYTES;
-      const line = (end >= 0 ? head.slice(start, end) : head.slice(start)).trim();
+      // A line cut at FIRST_LINE_BYTES loses its last, cut word: it may be the start of a secret.
+      const cut = end < 0 && head.length >= FIRST_LINE_BYTES;
+      const whole = end >= 0 ? head.slice(start, end) : head.slice(start);
+      const line = (cut ? whole.slice(0, Math.max(0, whole.search(/\s\S*$/))) : whole).trim();
       if (line === '' || line === reported) return undefined;
       reported = line;
       return line;

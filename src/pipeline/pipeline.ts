@@ -38,6 +38,7 @@ import type { AdmittedEvent } from '../../operators/admitEvents.js';
 import { describeThrown } from '../events/untrusted.js';
 import { aggregate, type HookRun } from '../protocol/aggregate.js';
 import { effectiveDecision } from '../protocol/effective.js';
+import { redactText } from '../protocol/redact/index.js';
 import { failure } from '../protocol/result.js';
 import type { Hook, Registry } from '../registry/hook.js';
 import { guardedRunner } from './stop-loop-run.js';
@@ -80,10 +81,11 @@ export interface HookStreams {
   readonly errors$: Observable<HookError>;
 }
 
+/** A rejected input as a `hook_error`; its message may quote the input, so it is redacted. */
 const toError = (rejected: RejectedInput): HookError => ({
   type: 'hook_error',
   ...(rejected.line !== undefined ? { line: rejected.line } : { index: rejected.index }),
-  message: rejected.message,
+  message: redactText(rejected.message),
 });
 
 const toLine = (job: MatchedEvent, step: ChainStep): OutputLine | undefined =>
@@ -100,7 +102,7 @@ const ENGINE_NAME = 'cosh-hooks';
  * Hook reports carry no `duration_ms`: the engine does not know how long each hook ran.
  */
 const internalFailureLines = (item: AdmittedEvent, chain: readonly Hook[], error: unknown): OutputLine[] => {
-  const message = `internal error: ${describeThrown(error)}`;
+  const message = redactText(`internal error: ${describeThrown(error)}`);
   const result = failure('exception', message);
   const runs: HookRun[] = [];
   for (const hook of chain) {

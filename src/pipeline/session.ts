@@ -16,6 +16,7 @@ import type { MatchedEvent } from '../../operators/matchHooks.js';
 import { admit, readInput } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
+import { redactText } from '../protocol/redact/index.js';
 import { chainFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
 import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
@@ -131,7 +132,8 @@ export const createSession = (
       index += 1;
       const admission = admit(readInput(input), deps);
       if (!admission.ok) {
-        const error: HookError = { type: 'hook_error', index, message: admission.error };
+        // The message may quote the input: redacted, as everything that leaves the engine.
+        const error: HookError = { type: 'hook_error', index, message: redactText(admission.error) };
         return of(error);
       }
       seq += 1;

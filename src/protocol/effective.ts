@@ -1,12 +1,8 @@
 import { isInterceptable, type Decision, type EventName } from '../events/names.js';
+import { firstNonBlankLine } from './first-line.js';
 import { isFailure, type EffectiveDecision, type HookFailure, type HookResult } from './result.js';
 
-/** The first non-blank line of `text`, trimmed (a fail_closed reason, a failure's detail). */
-export const firstNonBlankLine = (text: string | undefined): string | undefined =>
-  text
-    ?.split('\n')
-    .map((line) => line.trim())
-    .find((line) => line !== '');
+export { firstNonBlankLine } from './first-line.js';
 
 /** The block reason of a fail_closed hook: its first stderr line, else a sentence naming the failure. */
 export const failClosedReason = (hookName: string, result: HookFailure): string =>

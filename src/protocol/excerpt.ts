@@ -1,5 +1,5 @@
-import { firstNonBlankLine } from './effective.js';
-import { redactText } from './redact.js';
+import { firstNonBlankLine } from './first-line.js';
+import { redactText } from './redact/text.js';
 
 /** How much of a hook's stdout a failure message quotes. */
 export const EXCERPT_MAX = 60;

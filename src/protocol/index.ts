@@ -4,5 +4,5 @@ export * from './result.js';
 export * from './effective.js';
 export * from './merge.js';
 export * from './aggregate.js';
-export { REDACTED, isSecretKey, redactText, redactJson, redactOutput, redactResult } from './redact.js';
+export { REDACTED, isSecretKey, redactText, redactJson, redactOutput, redactResult } from './redact/index.js';
 export { toolRewriteProblem } from './tool-declarations.js';

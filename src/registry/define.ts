@@ -1,4 +1,4 @@
-import { isForeign, type Dialect } from '../dialects/dialect.js';
+import type { Dialect } from '../dialects/dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
@@ -19,7 +19,7 @@ export type HookDefinition = {
   readonly timeout?: number;
   readonly matcher?: string | RegExp;
   readonly fail_closed?: boolean;
-  /** Default true (false for a `claude` or `gemini` dialect): the hook sees the event with secrets redacted (SPEC §4.7). */
+  /** Default false: `true` gives the hook a copy of the event with its secrets redacted (docs/protocol.md). */
   readonly redact?: boolean;
   readonly description?: string;
   readonly enabled?: boolean;
@@ -81,15 +81,14 @@ interface HookFields {
 
 /**
  * Defaults are filled here, once for every source: timeout 5000 ms, not fail_closed, enabled, and
- * redacted, except hooks of another agent's dialect: Claude Code and Gemini CLI send their hooks
- * the raw event, and their secret scanners must see the secret to block it (docs/compat.md).
+ * not redacted: a hook judges the event as the host sent it (docs/protocol.md).
  */
 const hookBaseOf = (fields: HookFields, source: string): HookBase => ({
   name: fields.name,
   source,
   timeoutMs: fields.timeout ?? DEFAULT_TIMEOUT_MS,
   failClosed: fields.fail_closed ?? (fields.fail_open === undefined ? false : !fields.fail_open),
-  redact: fields.redact ?? !isForeign(fields.dialect),
+  redact: fields.redact ?? false,
   enabled: fields.enabled ?? true,
   ...(fields.matcher !== undefined && { matcher: fields.matcher }),
   ...(fields.description !== undefined && { description: fields.description }),

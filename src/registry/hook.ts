@@ -12,8 +12,9 @@ export interface HookBase {
   readonly timeoutMs: number;
   readonly failClosed: boolean;
   /**
-   * Whether the hook receives the event with its secrets redacted (SPEC §4.7). Absent = true;
-   * `false` is for a scanner that must see raw values. Its output is redacted either way.
+   * Whether the hook receives a copy of the event with its secrets redacted (docs/protocol.md).
+   * Absent = false: a hook judges the event as the host sent it. `true` is for an observer that
+   * ships events elsewhere. Its output is redacted either way.
    */
   readonly redact?: boolean;
   /** Tested against `tool_name` (and its alias) on tool events; absent = every tool (SPEC §4.1). */

@@ -115,9 +115,9 @@ describe.concurrent('cosh-hooks list', () => {
     expect(lines.slice(pre, pre + 6).map((line) => line.replace(/ +/g, ' ').trim())).toEqual([
       'PreToolUse',
       '# name source matcher timeout fail_closed redact enabled mode',
-      '1 guard config ^(shell|run_shell_command)$ 2000 ms yes yes yes per-event',
+      '1 guard config ^(shell|run_shell_command)$ 2000 ms yes no yes per-event',
       expect.stringMatching(/^\$ grep -q 'rm -rf'/) as unknown,
-      '2 audit extension:audit-ext * 1000 ms no yes yes per-event',
+      '2 audit extension:audit-ext * 1000 ms no no yes per-event',
       '$ cat > /dev/null',
     ]);
     expect(result.stdout).toContain(
@@ -171,7 +171,7 @@ describe.concurrent('cosh-hooks list', () => {
         matcher: '^(shell|run_shell_command)$',
         timeout: 2000,
         fail_closed: true,
-        redact: true,
+        redact: false,
         persistent: false,
         enabled: true,
       },
@@ -182,7 +182,7 @@ describe.concurrent('cosh-hooks list', () => {
         matcher: null,
         timeout: 1000,
         fail_closed: false,
-        redact: true,
+        redact: false,
         persistent: false,
         enabled: true,
         extension_path: join(extensions, 'audit'),

@@ -93,14 +93,14 @@ describe('formatChains', () => {
         '',
         'PreToolUse',
         '  #  name   source  matcher  timeout  fail_closed  redact  enabled  mode',
-        '  1  guard  config  ^shell$  2000 ms  yes          yes     yes      per-event',
+        '  1  guard  config  ^shell$  2000 ms  yes          no      yes      per-event',
         '     $ guard.sh',
-        '  2  audit  config  *        5000 ms  no           yes     no       per-event',
+        '  2  audit  config  *        5000 ms  no           no      no       per-event',
         '     $ audit.sh',
         '',
         'Stop',
         '  #  name     source  matcher            timeout  fail_closed  redact  enabled  mode',
-        '  1  stopper  config  (ignored) ignored  5000 ms  no           yes     yes      per-event',
+        '  1  stopper  config  (ignored) ignored  5000 ms  no           no      yes      per-event',
         '     $ stop.sh',
         '',
         'no hooks  PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop',
@@ -161,7 +161,7 @@ describe('chainsToJson', () => {
         matcher: '^shell$',
         timeout: 2000,
         fail_closed: true,
-        redact: true,
+        redact: false,
         persistent: false,
         enabled: true,
       },
@@ -172,7 +172,7 @@ describe('chainsToJson', () => {
         matcher: null,
         timeout: 5000,
         fail_closed: false,
-        redact: true,
+        redact: false,
         persistent: false,
         enabled: false,
       },
@@ -219,25 +219,26 @@ describe('problems and validation summary', () => {
   });
 });
 
-describe('validate names the hooks that see secrets', () => {
+describe('validate names the hooks that receive a redacted copy of the event', () => {
   const raw = defineHooks(
     {
       PreToolUse: [
-        { name: 'claude-scan.sh-0a1b2c3d', command: 'scan.sh', dialect: 'claude' },
+        { name: 'shipper', command: 'ship.sh', redact: true },
         { name: 'guard', command: 'g.sh' },
+        { name: 'claude-scan.sh-0a1b2c3d', command: 'scan.sh', dialect: 'claude' },
       ],
     },
-    'claude:/p/.claude/settings.json',
+    'config',
   );
 
-  it('also when there are warnings (an imported settings file often has some)', () => {
+  it('also when there are warnings; a hook without redact is not named (it sees the event as sent)', () => {
     const line =
-      'redact = false: these hooks see secrets unredacted: PreToolUse claude-scan.sh-0a1b2c3d (claude:/p/.claude/settings.json)';
+      'redact = true: these hooks receive a redacted copy of the event: PreToolUse shipper (config)';
     expect(formatValidationSummary(0, 2, { registry: raw, sources: { extensions: [] } }, false)).toBe(
       `2 warnings\n${line}`,
     );
     expect(formatValidationSummary(0, 0, { registry: raw, sources: { extensions: [] } }, false)).toBe(
-      `ok: no config file, 0 extensions, 2 hooks\n${line}`,
+      `ok: no config file, 0 extensions, 3 hooks\n${line}`,
     );
   });
 });
@@ -257,8 +258,8 @@ describe('the mode of a hook (SPEC §8)', () => {
     const table = formatChains(mixed, { extensions: [] }, false).split('\n');
     expect(table.filter((line) => /^ {2}[#\d]/.test(line))).toEqual([
       '  #  name  source  matcher  timeout  fail_closed  redact  enabled  mode',
-      '  1  kept  config  *        5000 ms  no           yes     yes      persistent',
-      '  2  once  config  *        5000 ms  no           yes     yes      per-event',
+      '  1  kept  config  *        5000 ms  no           no      yes      persistent',
+      '  2  once  config  *        5000 ms  no           no      yes      per-event',
     ]);
     expect(
       chainsToJson(mixed, { extensions: [] }).events['PreToolUse'].map((hook) => hook.persistent),

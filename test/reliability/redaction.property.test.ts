@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeHookOutputValue } from '../../src/protocol/output.js';
-import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact.js';
+import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact/index.js';
 
 /*
  * Secret redaction (SPEC §4.7) under random and hostile input. No timing assertions: a pattern
@@ -28,7 +28,11 @@ const planted = fc.oneof(
   token(ALNUM, 20, 40).map((s) => [`github_pat_${s}`, `github_pat_${s}`]),
   fc.tuple(token(ALNUM, 8, 20), token(ALNUM, 8, 20)).map(([a, b]) => [`eyJ${a}.${b}.${a}${b}`, `${a}.${b}`]),
   token(ALNUM, 6, 30).map((s) => [`--password ${s}`, s]),
-  token(ALNUM, 6, 30).map((s) => [`--api-key="${s} x"`, s]),
+  token(ALNUM, 6, 30).map((s) => [`--api-key="${s}"`, s]),
+  token(ALNUM, 6, 30).map((s) => [`PGPASSWORD=${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`WEBHOOK_SECRET=${s}`, s]),
+  fc.tuple(token(ALNUM, 3, 10), token(ALNUM, 6, 30)).map(([u, s]) => [`curl -u ${u}:${s}`, s]),
+  token(ALNUM, 6, 30).map((s) => [`{"aws_access_key_id": "${s}"}`, s]),
   token(ALNUM, 6, 30).map((s) => [`DB_PASSWORD=${s}`, s]),
   token(ALNUM, 6, 30).map((s) => [`client_secret: '${s}'`, s]),
   token(ALNUM, 6, 30).map((s) => [`https://user:${s}@example.com/x`, s]),
@@ -140,7 +144,7 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     ['eyJ runs joined by -', fill('eyJ-'), false],
     ['eyJ parts too short', fill('eyJaa.'), false],
     ['sk- runs', fill('sk-'), true],
-    ['an unclosed quoted password', `--password "${fill('a\\')}`, true],
+    ['an unclosed quoted password (no single token: left whole)', `--password "${fill('a\\')}`, false],
     ['a bare password', `--password ${fill('a')}`, true],
     ['flags without values', fill('--password '), true],
     ['assignments', fill('password='), true],
@@ -152,9 +156,15 @@ describe('redaction of hostile 10 MB strings (no catastrophic backtracking, no s
     ['PEM BEGIN markers without END', fill('-----BEGIN RSA '), false],
     ['quotes after keys', fill('token="'), true],
     // Added with cosh-core's catalogs, gaps of any width, shell words and PEM labels (issue 12 audit).
-    ['joined key names', fill('accesstoken= '), true],
+    ['joined key names, each an empty shell assignment', fill('accesstoken= '), false],
+    ['joined key names with values', fill('accesstoken=x '), true],
+    ['one secret name whose value runs 10 MB into a $', `${fill('token=')}$`, false],
+    ['quoted values, each followed by more', fill('password: "a" '), true],
+    ['curl users', fill('-u a:b '), true],
+    ['secrets as names of secrets', fill('PGPASSWORD='), true],
     ['a cookie of 10 MB of =" (quoted values never closed)', `Cookie: a${fill('="')}`, true],
-    ['cookie headers, each with an unclosed quoted value', fill('Cookie: a="b '), true],
+    ['cookie headers, each with a quoted value holding a space (left whole)', fill('Cookie: a="b '), false],
+    ['cookie pairs', `Cookie: ${fill('a=b; ')}`, true],
     ['one cookie value of 10 MB', `Cookie: ${fill('a')}`, true],
     ['one cookie value of 10 MB of quoted values', `Cookie: ${fill('a="b"')}`, true],
     ['one Authorization value of 10 MB', `Authorization: Basic ${fill('a')}`, true],

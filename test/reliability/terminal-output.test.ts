@@ -90,7 +90,7 @@ describe('list and fire show hook text escaped', () => {
     expect(listed.code).toBe(0);
     expect(RAW.test(listed.stdout)).toBe(false);
     expect(listed.stdout).toContain(
-      `1  guard${ESCAPED}  config  ^shell$|x\\x1b\\[2J  5000 ms  no           yes`,
+      `1  guard${ESCAPED}  config  ^shell$|x\\x1b\\[2J  5000 ms  no           no`,
     );
     const json = await cli(['list', '--json', ...box.flags]);
     expect(RAW.test(json.stdout)).toBe(false);

@@ -43,7 +43,7 @@ describe('decodeConfigText: valid files', () => {
         persistent: true,
         timeoutMs: 7000,
         failClosed: true,
-        redact: true,
+        redact: false,
         enabled: true,
         matcher: expect.objectContaining({ source: '^(shell|run_shell_command)$' }),
         description: 'blocks rm -rf',
@@ -64,7 +64,7 @@ describe('decodeConfigText: valid files', () => {
         persistent: false,
         timeoutMs: 5000,
         failClosed: false,
-        redact: true,
+        redact: false,
         enabled: true,
         origin: { file: FILE, line: 1, path: 'hooks.Stop[0]' },
       },
@@ -497,9 +497,10 @@ describe('decodeConfigText: cosh-core keys and redact (docs/cosh-core.md)', () =
     ]);
   });
 
-  it('redact = false is kept; absent means true; a non-boolean is an error', () => {
+  it('redact = true is kept; absent means false (the hook judges the event as sent); a non-boolean is an error', () => {
+    expect(one('redact = true').hooks.PreToolUse.map((hook) => hook.redact)).toEqual([true]);
     expect(one('redact = false').hooks.PreToolUse.map((hook) => hook.redact)).toEqual([false]);
-    expect(one().hooks.PreToolUse.map((hook) => hook.redact)).toEqual([true]);
+    expect(one().hooks.PreToolUse.map((hook) => hook.redact)).toEqual([false]);
     expect(errorsOf(toml('[[hooks.PreToolUse]]', 'name = "h"', 'command = "x"', 'redact = "no"'))).toEqual([
       { line: 4, path: 'hooks.PreToolUse[0].redact', message: 'expected true or false, got "no"' },
     ]);

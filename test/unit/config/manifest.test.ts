@@ -77,7 +77,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 5000,
         failClosed: false,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -94,7 +94,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 3000,
         failClosed: false,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -111,7 +111,7 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
         persistent: false,
         timeoutMs: 10000,
         failClosed: true,
-        redact: true,
+        redact: false,
         enabled: true,
         extensionPath: path,
         workspacePath: '/w',
@@ -335,7 +335,7 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
     ]);
   });
 
-  it('redact defaults to true; redact = false is kept', () => {
+  it('redact defaults to false; redact = true is kept', () => {
     const result = decode({
       name: 'x',
       hooks: {
@@ -343,15 +343,15 @@ describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
           {
             hooks: [
               { type: 'command', name: 'a', command: 'x' },
-              { type: 'command', name: 'b', command: 'x', redact: false },
+              { type: 'command', name: 'b', command: 'x', redact: true },
             ],
           },
         ],
       },
     });
     expect(result.ok && result.value.hooks.PreToolUse.map((hook) => [hook.name, hook.redact])).toEqual([
-      ['a', true],
-      ['b', false],
+      ['a', false],
+      ['b', true],
     ]);
   });
 

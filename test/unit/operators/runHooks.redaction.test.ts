@@ -19,7 +19,7 @@ const pre: HookEvent = {
 const commandOf = (event: HookEvent) => (event as { tool_input: Record<string, unknown> }).tool_input;
 
 describe('runHooks: secret redaction', () => {
-  it('gives a hook the redacted event, a redact = false hook the raw one, and the redacted copy is made once', () => {
+  it('gives a hook the event as the host sent it, a redact = true hook a redacted copy, made once', () => {
     const scheduler = createTestScheduler();
     const seen: Record<string, HookEvent[]> = { a: [], raw: [], b: [] };
     const record = (name: string) => (event: HookEvent) => {
@@ -29,8 +29,8 @@ describe('runHooks: secret redaction', () => {
     scheduler.run(({ expectObservable }) => {
       const executor = fakeExecutor({ a: record('a'), raw: record('raw'), b: record('b') });
       const chain = [
-        commandHook('a'),
-        commandHook('raw', { redact: false }),
+        commandHook('a', { redact: true }),
+        commandHook('raw'),
         commandHook('b', { redact: true }),
       ];
       const out = from(chain).pipe(
@@ -47,7 +47,7 @@ describe('runHooks: secret redaction', () => {
     expect(seen['b']![0]).toBe(seen['a']![0]);
   });
 
-  it('never builds a redacted copy when every hook of the chain has redact = false', () => {
+  it('never builds a redacted copy when no hook of the chain asks for one', () => {
     const scheduler = createTestScheduler();
     const seen: HookEvent[] = [];
     scheduler.run(({ expectObservable }) => {
@@ -57,14 +57,15 @@ describe('runHooks: secret redaction', () => {
           return of(results.allow());
         },
       });
-      const out = from([commandHook('raw', { redact: false })]).pipe(
+      const out = from([commandHook('raw'), commandHook('raw', { redact: false })]).pipe(
         runHooks(pre, { executor, scheduler }),
         map(() => 'r'),
       );
-      expectObservable(out).toBe('(r|)');
+      expectObservable(out).toBe('(rr|)');
     });
-    expect(seen).toEqual([pre]);
+    expect(seen).toEqual([pre, pre]);
     expect(seen[0]).toBe(pre);
+    expect(seen[1]).toBe(pre);
   });
 
   it('redacts a reason before it decides: the verdict and the run carry <redacted>', () => {

@@ -53,3 +53,16 @@ describe('hookPipeline: an error of input$', () => {
     });
   });
 });
+
+describe('hookPipeline: a hook_error quotes no secret (docs/protocol.md)', () => {
+  it('a wrong-typed field holding a token: the message names it, redacted', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const input = cold('-a|', { a: { ...unmatched, tool_input: 'sk-abcdefghijklmnop' } });
+      const { errors$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
+      expectObservable(errors$).toBe('-e|', {
+        e: { type: 'hook_error', index: 1, message: 'tool_input: expected an object, got "<redacted>"' },
+      });
+    });
+  });
+});

@@ -8,7 +8,7 @@ import {
   redactJson,
   redactResult,
   redactText,
-} from '../../../src/protocol/redact.js';
+} from '../../../src/protocol/redact/index.js';
 import { failure, success } from '../../../src/protocol/result.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
@@ -27,8 +27,16 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
       '{"Authorization": "Basic <redacted>"}',
     ],
     ['Bearer alone', 'token is Bearer abc.def-ghi', 'token is Bearer <redacted>'],
-    ['Cookie header', `curl -H 'Cookie: session=abc; id=1' x`, `curl -H 'Cookie: <redacted>' x`],
-    ['Set-Cookie line', 'Set-Cookie: sid=xyz; HttpOnly\nnext', 'Set-Cookie: <redacted>\nnext'],
+    [
+      'Cookie header: each value',
+      `curl -H 'Cookie: session=abc; id=1' x`,
+      `curl -H 'Cookie: session=<redacted>; id=<redacted>' x`,
+    ],
+    [
+      'Set-Cookie line: the cookie, not its attributes',
+      'Set-Cookie: sid=xyz; HttpOnly\nnext',
+      'Set-Cookie: sid=<redacted>; HttpOnly\nnext',
+    ],
     ['OpenAI key', 'key sk-proj-abcdefghij1234 used', 'key <redacted> used'],
     ['Stripe live key', 'sk_live_abcdefghij12', '<redacted>'],
     ['GitLab token', 'glpat-abcdefghij12', '<redacted>'],
@@ -44,7 +52,7 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
     ['JWT', `id ${JWT}.`, 'id <redacted>.'],
     ['--password value', 'mysql --password hunter2 -u root', 'mysql --password <redacted> -u root'],
     ['--password=value', 'mysql --password=hunter2', 'mysql --password=<redacted>'],
-    ['--flag with a quoted value', `tool --api-key "a b \\" c" --v`, 'tool --api-key <redacted> --v'],
+    ['--flag with a quoted value', `tool --api-key "abc" --v`, 'tool --api-key "<redacted>" --v'],
     [
       '--flag with a prefixed name',
       'aws --aws-secret-access-key abc/def',
@@ -57,9 +65,8 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
       'HOME=/root\nDATABASE_PASSWORD=<redacted>\nPATH=/bin',
     ],
     ['key: value', 'password: hunter2', 'password: <redacted>'],
-    ['key in JSON text', '{"api_key": "abc def", "user": "bob"}', '{"api_key": <redacted>, "user": "bob"}'],
-    ['single-quoted value', "secret='a b c' rest", 'secret=<redacted> rest'],
-    ['unclosed quote: to the end', 'token="abc def', 'token=<redacted>'],
+    ['key in JSON text', '{"api_key": "abcdef", "user": "bob"}', '{"api_key": "<redacted>", "user": "bob"}'],
+    ['single-quoted value', "secret='abc' rest", "secret='<redacted>' rest"],
     [
       'URL password',
       'git clone https://bob:s3cret@example.com/r.git',
@@ -91,6 +98,13 @@ describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () =>
     ['three parts too short for a JWT', 'eyJa.bb.cc'],
     ['public key block', '-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----'],
     ['already redacted', 'password=<redacted> Bearer <redacted>'],
+    // A replaced value is one token (docs/protocol.md): these are left whole.
+    ['a quoted value with white space', `tool --api-key "a b \\" c" --v`],
+    ['a key in JSON text whose value has a space', '{"api_key": "abc def", "user": "bob"}'],
+    ['a single-quoted value with spaces', "secret='a b c' rest"],
+    ['an unclosed quote', 'token="abc def'],
+    ['single quotes, then an escaped space', "secret='a b'c\\ d next"],
+    ['a shell assignment followed by a command', 'TOKEN= rm -rf /'],
   ])('leaves %s alone', (_name, input) => {
     expect(redactText(input)).toBe(input);
   });
@@ -170,22 +184,25 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
     ],
     ['npm_ takes letters and digits only, as in cosh-core', 'npm_-sk-abcdefghij1234', 'npm_-<redacted>'],
     ['a JWT right after a too-short eyJ part', `eyJaaaa.${JWT} x`, 'eyJaaaa.<redacted> x'],
-    ['a quoted cookie value', 'Cookie: "sid=abc123"', 'Cookie: "<redacted>"'],
+    ['a quoted cookie header', 'Cookie: "sid=abc123"', 'Cookie: "sid=<redacted>"'],
     [
       'a cookie whose values are quoted (RFC 6265)',
-      'Cookie: sid="abc123"; theme="dark blue"',
-      'Cookie: <redacted>',
+      'Cookie: sid="abc123"; theme="dark"',
+      'Cookie: sid="<redacted>"; theme="<redacted>"',
     ],
     [
       'a cookie header inside quotes keeps the closing quote and what follows',
       'curl -H "Cookie: sid=abc123" https://x',
-      'curl -H "Cookie: <redacted>" https://x',
+      'curl -H "Cookie: sid=<redacted>" https://x',
     ],
-    ['a single-quoted Set-Cookie value', "Set-Cookie: 'x=1; Path=/'", "Set-Cookie: '<redacted>'"],
-    ['a value of quoted and unquoted parts', '--password=abc"def ghi" -v', '--password=<redacted> -v'],
-    ['a quoted part then an unquoted one', 'token="abc"def next', 'token=<redacted> next'],
-    ['JSON text keeps its closing brace', '{"token": "abc def"}', '{"token": <redacted>}'],
-    ['single quotes, then an escaped space', "secret='a b'c\\ d next", 'secret=<redacted> next'],
+    ['a single-quoted Set-Cookie value', "Set-Cookie: 'x=1; Path=/'", "Set-Cookie: 'x=<redacted>; Path=/'"],
+    [
+      'a value of unquoted then quoted parts: the plain run',
+      '--password=abc"def ghi" -v',
+      '--password=<redacted>"def ghi" -v',
+    ],
+    ['a quoted part then an unquoted one', 'token="abc"def next', 'token="<redacted>"def next'],
+    ['JSON text keeps its quotes and closing brace', '{"token": "abcdef"}', '{"token": "<redacted>"}'],
     ['a control character is no space', 'password=abc\u0001def next', 'password=<redacted> next'],
     ['U+FEFF is no space', 'token=abc\ufeffdef next', 'token=<redacted> next'],
     ['U+0085 is a space', 'token=abc\u0085def', 'token=<redacted>\u0085def'],
@@ -197,7 +214,7 @@ describe('redactText: what cosh-core redacts, redacted here too', () => {
     ['a long gap after Bearer', `Bearer${SPACES}abcdefghijkl`, `Bearer${SPACES}<redacted>`],
     ['a long gap around =', `password${SPACES}=${SPACES}hunter2`, `password${SPACES}=${SPACES}<redacted>`],
     ['a long gap after a flag', `--token${SPACES}abc`, `--token${SPACES}<redacted>`],
-    ['a long gap after Cookie:', `Cookie:${SPACES}sid=1`, `Cookie:${SPACES}<redacted>`],
+    ['a long gap after Cookie:', `Cookie:${SPACES}sid=1`, `Cookie:${SPACES}sid=<redacted>`],
     ['a no-break space after a flag', '--token\u00a0abc', '--token\u00a0<redacted>'],
     ['a scheme after a dot', '1.https://user:pw@host/x', '1.https://user:<redacted>@host/x'],
     ['a scheme after a dash', 'x -https://user:pw@host', 'x -https://user:<redacted>@host'],
