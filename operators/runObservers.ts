@@ -108,9 +108,9 @@ const lane =
  * Observers of one event run concurrently with each other and with later events' chains.
  *
  * ```
- * observations: a--b--c|           o is an observer taking 5 frames, limit 2
- * o:            ^----!^----!       a runs, b waits, c is dropped (lane full), then b runs
- * output:       ------(dA)-B|      d = observer_dropped for c; A, B = observer_result
+ * observations: a-b-c-------|      o is an observer taking 5 frames, limit 2
+ * o:            ^----!----!        a runs (0-5), b waits, c finds the lane full, b runs (5-10)
+ * output:       ----dA----B-|      d = observer_dropped for c (dropped 1); A, B = observer_result
  * ```
  *
  * Example: `observations$.pipe(runObservers({ executor, scheduler }, 64))`
