@@ -54,6 +54,7 @@ describe('cosh-hooks run --audit', () => {
   it('writes the audit of a blocked call and of its observers as JSON lines; stdout is unchanged', async () => {
     const auditFile = box.path('audit-1.jsonl');
     const plain = await cli(['run', ...box.flags], { input: events });
+    box.write('observed.log', '');
     const audited = await cli(['run', ...box.flags, '--audit', auditFile], { input: events });
     expect(audited.code).toBe(0);
     expect(jsonLines(audited.stdout).map(withoutTimes)).toStrictEqual(jsonLines(plain.stdout).map(withoutTimes));
