@@ -1,5 +1,6 @@
 import { readInputText } from '../config/files.js';
 import { describeThrown } from '../events/untrusted.js';
+import { registryOf } from '../registry/chain.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
@@ -231,7 +232,9 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  const dispatcher = createDispatcher(loaded.registry, engineDeps(flags));
+  // `fire` shows the chain's answer; observers (docs/audit.md) would only be stopped on the way out.
+  const chains = registryOf((name) => loaded.registry[name].filter((hook) => hook.observe !== true));
+  const dispatcher = createDispatcher(chains, engineDeps(flags));
   let interrupted: number | undefined;
   onStopSignals((status) => {
     interrupted = status;

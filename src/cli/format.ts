@@ -152,6 +152,8 @@ export interface ListedHook {
   /** One long-running process for many events (SPEC §8). */
   readonly persistent: boolean;
   readonly enabled: boolean;
+  /** An observer (docs/audit.md): present, and true, only for one. */
+  readonly observe?: true;
   readonly description?: string;
   readonly extension_path?: string;
 }
@@ -166,6 +168,7 @@ const listed = (hook: Hook): ListedHook => ({
   redact: hook.redact !== false,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
+  ...(hook.observe === true && { observe: true as const }),
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
 });
@@ -208,7 +211,7 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         hook.failClosed ? 'yes' : 'no',
         hook.redact === false ? 'no' : 'yes',
         hook.enabled ? 'yes' : 'no',
-        modeOf(hook),
+        hook.observe === true ? `${modeOf(hook)} observer` : modeOf(hook),
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>
