@@ -1,5 +1,6 @@
 import {
   concatMap,
+  concatWith,
   connect,
   defer,
   filter,
@@ -65,32 +66,62 @@ const runObserver = (task: Task, deps: RunDeps): Observable<ObserverResultRecord
     );
   });
 
-type Admission =
-  { readonly task: Task; readonly dropped?: undefined } | { readonly task: Task; readonly dropped: number };
+/** Events a full lane turned away since its last report: reported as one `observer_dropped`. */
+interface Drops {
+  readonly first: Task;
+  readonly last: Task;
+  readonly count: number;
+}
 
-/** One observer's lane: one event at a time, at most `limit` held; past that the newest is dropped. */
+interface Admission {
+  readonly task: Task;
+  readonly run: boolean;
+  /** The drops to report now: before this event runs, or when the lane ends. */
+  readonly report?: Drops;
+}
+
+/**
+ * One observer's lane: one event at a time, at most `limit` held; past that the newest is dropped.
+ * Drops are reported together, as one record, when the lane next takes an event or ends: an
+ * overloaded observer costs the audit one record per burst, not one per event.
+ */
 const lane =
   (limit: number, deps: RunDeps): OperatorFunction<Task, ObserverRecord> =>
   (tasks$) =>
     defer(() => {
       let held = 0;
-      let dropped = 0;
+      let total = 0;
+      let drops: Drops | undefined;
+      const reportOf = (batch: Drops) =>
+        observerDroppedRecord(
+          batch.first.observation.ids,
+          batch.first.hook,
+          batch.count,
+          total,
+          batch.last.observation.ids.seq,
+          limit,
+          deps.scheduler.now(),
+        );
       return tasks$.pipe(
         map((task): Admission => {
-          if (held >= limit) return { task, dropped: (dropped += 1) };
+          if (held >= limit) {
+            total += 1;
+            drops = { first: drops?.first ?? task, last: task, count: (drops?.count ?? 0) + 1 };
+            return { task, run: false };
+          }
           held += 1;
-          return { task };
+          const report = drops;
+          drops = undefined;
+          return report === undefined ? { task, run: true } : { task, run: true, report };
         }),
         connect((admissions$) =>
           merge(
             admissions$.pipe(
-              filter((admission) => admission.dropped !== undefined),
-              map(({ task, dropped: count }) =>
-                observerDroppedRecord(task.observation.ids, task.hook, count ?? 0, limit, deps.scheduler.now()),
-              ),
+              concatMap(({ report }) => (report === undefined ? [] : [reportOf(report)])),
+              concatWith(defer(() => (drops === undefined ? [] : [reportOf(drops)]))),
             ),
             admissions$.pipe(
-              filter((admission) => admission.dropped === undefined),
+              filter((admission) => admission.run),
               concatMap(({ task }) => runObserver(task, deps).pipe(finalize(() => (held -= 1)))),
             ),
           ),
@@ -103,14 +134,16 @@ const lane =
  * Each observer has its own lane: its events run one at a time, in decision order, each under the
  * observer's timeout, with the event plus `cosh_decision`. A lane holds at most `limit` events
  * (the one running included); an event arriving at a full lane is dropped for that observer (the
- * newest is dropped, the queue is kept) and reported as `observer_dropped`, counted. An observer's
+ * newest is dropped, the queue is kept). Drops are reported as one `observer_dropped` record per
+ * burst (its first event's ids, how many, the last `seq`, the running total), when the lane next
+ * takes an event or when the observations end. An observer's
  * answer is recorded and never acted on; its failure is an `observer_result` and nothing else.
  * Observers of one event run concurrently with each other and with later events' chains.
  *
  * ```
  * observations: a-b-c-------|      o is an observer taking 5 frames, limit 2
  * o:            ^----!----!        a runs (0-5), b waits, c finds the lane full, b runs (5-10)
- * output:       ----dA----B-|      d = observer_dropped for c (dropped 1); A, B = observer_result
+ * output:       -----A----B-(d|)   A, B = observer_result; d = observer_dropped for c, at the end
  * ```
  *
  * Example: `observations$.pipe(runObservers({ executor, scheduler }, 64))`

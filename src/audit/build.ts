@@ -189,11 +189,16 @@ export const observerResultRecord = (
   };
 };
 
-/** `observer_dropped`: the observer's queue held `queue` events already; `dropped` counts misses. */
+/**
+ * `observer_dropped`: a burst of events the observer's full queue turned away. `ids` are the first
+ * one's; `dropped` counts the burst, `total` every drop of this observer so far.
+ */
 export const observerDroppedRecord = (
   ids: AuditEventIds,
   hook: HookIdentity,
   dropped: number,
+  total: number,
+  lastSeq: number,
   queue: number,
   timeMs: number,
 ): ObserverDroppedRecord => ({
@@ -204,6 +209,8 @@ export const observerDroppedRecord = (
   hook: hook.name,
   source: hook.source,
   dropped,
+  dropped_total: total,
+  last_seq: lastSeq,
   queue,
 });
 

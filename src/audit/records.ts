@@ -111,15 +111,21 @@ export interface ObserverResultRecord extends AuditEventIds {
   readonly message?: string;
 }
 
-/** An observer's queue was full: this event was not given to it. `dropped` counts them so far. */
+/**
+ * An observer's queue was full: a burst of events was not given to it. The ids are the burst's
+ * first event's; reported when the observer next takes an event, or when the run ends.
+ */
 export interface ObserverDroppedRecord extends AuditEventIds {
   readonly type: 'audit';
   readonly record: 'observer_dropped';
   readonly time_ms: number;
   readonly hook: string;
   readonly source: string;
-  /** Events this observer has missed since the run started, this one included. */
+  /** Events of this burst, from `seq` to `last_seq`, not given to the observer. */
   readonly dropped: number;
+  /** Every event this observer has missed since the run started. */
+  readonly dropped_total: number;
+  readonly last_seq: number;
   /** The queue bound that was reached. */
   readonly queue: number;
 }

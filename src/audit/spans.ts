@@ -154,6 +154,8 @@ export const spanBuilder = (api: SpanApi, options: SpanOptions = {}): ((record: 
           'cosh.hook.observer': true,
           'cosh.hook.outcome': 'dropped',
           'cosh.hook.observer.dropped': record.dropped,
+          'cosh.hook.observer.dropped_total': record.dropped_total,
+          'cosh.hook.observer.last_seq': record.last_seq,
           'cosh.hook.observer.queue': record.queue,
         }).end(record.time_ms);
         return;

@@ -127,9 +127,9 @@ describe('observer hooks with real processes', () => {
       2,
     );
     expect(lines.filter((line) => line.type === 'hook_decision')).toHaveLength(5);
-    const dropped = records.flatMap((record) => (record.record === 'observer_dropped' ? [`${record.seq}:${record.dropped}`] : []));
-    // All five decisions come at once; the lane holds 1 and 2, and 3, 4, 5 are dropped.
-    expect(dropped).toStrictEqual(['3:1', '4:2', '5:3']);
+    const dropped = records.flatMap((record) => (record.record === 'observer_dropped' ? [`${record.seq}-${record.last_seq}:${record.dropped}`] : []));
+    // All five decisions come at once; the lane holds 1 and 2, and 3, 4, 5 are dropped: one record.
+    expect(dropped).toStrictEqual(['3-5:3']);
     expect(observerResults(records)).toStrictEqual(['slow 1 ok', 'slow 2 ok']);
     expect(existsSync(marker) && readFileSync(marker, 'utf8')).toBe('x\nx\n');
   });

@@ -35,10 +35,10 @@ const observation = (seq: number, observers: readonly Hook[]): Observation => ({
 const brief = (record: ObserverRecord) =>
   record.record === 'observer_result'
     ? `${record.hook} ${record.seq} ${record.outcome}@${record.start_ms}-${record.end_ms}`
-    : `${record.hook} ${record.seq} dropped ${record.dropped}/${record.queue}`;
+    : `${record.hook} ${record.seq}-${record.last_seq} dropped ${record.dropped} (${record.dropped_total} in all)/${record.queue}`;
 
 describe('runObservers', () => {
-  it('runs an observer one event at a time, in order; the newest event past the queue bound is dropped and counted', () => {
+  it('runs an observer one event at a time, in order; the newest event past the queue bound is dropped, reported once per burst', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const o = cold('-----o|', { o: results.none() });
@@ -49,15 +49,30 @@ describe('runObservers', () => {
         c: observation(3, observers),
       });
       const e1subs = '  ^-----------!';
-      const expected = '----dA----B-|';
+      const expected = '-----A----B-(d|)';
       const deps = { executor: fakeExecutor({ o }), scheduler };
       expectObservable(e1.pipe(runObservers(deps, 2), map(brief))).toBe(expected, {
-        d: 'o 3 dropped 1/2',
+        d: 'o 3-3 dropped 1 (1 in all)/2',
         A: 'o 1 ok@0-5',
         B: 'o 2 ok@5-10',
       });
       expectSubscriptions(e1.subscriptions).toBe(e1subs);
       expectSubscriptions(o.subscriptions).toBe(['^----!', '-----^----!']);
+    });
+  });
+
+  it('a burst of drops is one record, given when the lane next takes an event', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, cold, expectObservable }) => {
+      const o = cold('-----o|', { o: results.none() });
+      const observers = [commandHook('o', { observe: true })];
+      const at = (seq: number) => observation(seq, observers);
+      const e1 = hot('  abcd----e---------|', { a: at(1), b: at(2), c: at(3), d: at(4), e: at(5) });
+      const expected = '-----A--d----E----|';
+      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }, 1), map(brief))).toBe(
+        expected,
+        { A: 'o 1 ok@0-5', d: 'o 2-4 dropped 3 (3 in all)/1', E: 'o 5 ok@8-13' },
+      );
     });
   });
 

@@ -28,7 +28,7 @@ const shown = (text: string) => text.replace(/(AKIA|ghp_)?<redacted>/g, '<secret
 const ids = { seq: 1, hook_event_name: 'PreToolUse', session_id: 's1', tool_use_id: 't1' } as const;
 
 describe('the audit stream (marbles)', () => {
-  it('chain [A allow, B block, C]: A allow, B block with its reason, C skipped, then the final block, at their virtual times', () => {
+  it('chain [A allow, B block, C]: A allow, B block with its reason, C skipped, then the final block, with their virtual times, all after the decision', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const a = cold('--a|', { a: results.allow() });
@@ -37,7 +37,7 @@ describe('the audit stream (marbles)', () => {
       const registry = chainOf([commandHook('A'), commandHook('B'), commandHook('C', { source: 'extension:x' })]);
       const input = hot('-x------------|', { x: pre('rm -rf /') });
       const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ A: a, B: b, C: c })))(input);
-      expectObservable(streams.audit$).toBe('-r-a--(bsd)---|', {
+      expectObservable(streams.audit$).toBe('------(rabsd)-|', {
         r: {
           type: 'audit',
           record: 'event_received',
@@ -116,7 +116,7 @@ describe('the audit stream (marbles)', () => {
       const input = hot('x-----|', { x: pre('ls') });
       const streams = hookPipeline(chainOf([commandHook('A')]), testDeps(scheduler, fakeExecutor({ A: a })))(input);
       expectObservable(streams.audit$.pipe(map((r) => (r.record === 'hook_result' ? shown(`${r.outcome}|${r.failure_kind}|${r.message}|${r.effective}`) : r.record)))).toBe(
-        'r(hd)-|',
+        '-(rhd)|',
         { r: 'event_received', h: 'exit|exit|exited with status 3: key <secret>|none', d: 'decision' },
       );
       expectObservable(streams.output$.pipe(map((line) => line.type))).toBe('-(nd)-|', {
@@ -155,7 +155,7 @@ describe('the audit stream (marbles)', () => {
       );
       expectObservable(
         withObserver.audit$.pipe(map((r) => (r.record === 'observer_result' ? `${r.hook}:${r.outcome}:${r.start_ms}-${r.end_ms}` : r.record))),
-      ).toBe('r-(hd)-------------------------(o|)', {
+      ).toBe('--(rhd)------------------------(o|)', {
         r: 'event_received',
         h: 'hook_result',
         d: 'decision',
@@ -182,12 +182,12 @@ describe('the audit stream (marbles)', () => {
     ]);
   });
 
-  it('an observer lane holds at most observerQueue events: the newest past it is dropped and counted', () => {
+  it('an observer lane holds at most observerQueue events: the newest past it is dropped, counted when the observations end', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const slow = cold('--------------------o|', { o: results.none() });
       const registry = chainOf([commandHook('logger', { observe: true })]);
-      const input = hot('a-----b-----c-------|', { a: pre('1'), b: pre('2'), c: pre('3') });
+      const input = hot('a-----b-----c---------------------|', { a: pre('1'), b: pre('2'), c: pre('3') });
       const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ logger: slow })), { observerQueue: 2 })(
         input,
       );
@@ -196,14 +196,14 @@ describe('the audit stream (marbles)', () => {
           r.record === 'observer_result'
             ? `ran ${r.seq}`
             : r.record === 'observer_dropped'
-              ? `dropped ${r.seq} (${r.dropped} of queue ${r.queue})`
+              ? `dropped ${r.seq}-${r.last_seq} (${r.dropped} of queue ${r.queue})`
               : r.record,
         ),
       );
-      expectObservable(observerRecords).toBe('(rd)--(rd)--(rdx)---A-------------------(B|)', {
+      expectObservable(observerRecords).toBe('(rd)--(rd)--(rd)----A-------------x-----(B|)', {
         r: 'event_received',
         d: 'decision',
-        x: 'dropped 3 (1 of queue 2)',
+        x: 'dropped 3-3 (1 of queue 2)',
         A: 'ran 1',
         B: 'ran 2',
       });
