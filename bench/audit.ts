@@ -29,7 +29,11 @@ type Setup = 'plain' | 'audited' | 'traced';
  * `traced`: that, plus spans from the audit stream into an SDK with a batch processor.
  */
 const latencyRound =
-  (registries: Readonly<Record<Setup, Registry>>, setup: Setup, events: readonly unknown[]): (() => Promise<number>) =>
+  (
+    registries: Readonly<Record<Setup, Registry>>,
+    setup: Setup,
+    events: readonly unknown[],
+  ): (() => Promise<number>) =>
   async () => {
     const input = new Subject<unknown>();
     const streams = hookPipeline(registries[setup], defaultDeps(execaExecutor()))(input);
@@ -41,7 +45,9 @@ const latencyRound =
     }
     if (setup === 'traced') {
       provider = new TracerProvider({
-        spanProcessors: [new BatchSpanProcessor({ exporter: new InMemorySpanExporter(), maxQueueSize: 2048 })],
+        spanProcessors: [
+          new BatchSpanProcessor({ exporter: new InMemorySpanExporter(), maxQueueSize: 2048 }),
+        ],
       });
       subscriptions.push(await traceAudit(streams.audit$, { tracerProvider: provider }));
     }
@@ -146,8 +152,16 @@ export const measureAudit = async (context: Context): Promise<Measured> => {
   return {
     rows,
     raw: {
-      auditNoHookUs: { plain: rawSeries(none.plain), audited: rawSeries(none.audited), traced: rawSeries(none.traced) },
-      auditOneHookUs: { plain: rawSeries(one.plain), audited: rawSeries(one.audited), traced: rawSeries(one.traced) },
+      auditNoHookUs: {
+        plain: rawSeries(none.plain),
+        audited: rawSeries(none.audited),
+        traced: rawSeries(none.traced),
+      },
+      auditOneHookUs: {
+        plain: rawSeries(one.plain),
+        audited: rawSeries(one.audited),
+        traced: rawSeries(one.traced),
+      },
     },
   };
 };

@@ -115,7 +115,10 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 // The engine: events in, decisions and notifications out. Notifications are shown as cards the
 // moment they arrive; they always come before the decision of their event.
 const events$ = new Subject<AgentEvent>();
-const { decisions$, notifications$, audit$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
+const { decisions$, notifications$, audit$ } = hookPipeline(
+  loaded.registry,
+  defaultDeps(execaExecutor()),
+)(events$);
 // The audit stream (docs/audit.md): every hook's verdict, blocked calls and observers included.
 const auditRecords: AuditRecord[] = [];
 audit$.subscribe((record) => auditRecords.push(record));

@@ -101,7 +101,8 @@ export const hookResultRecord = (
   endMs: number,
 ): HookResultRecord => {
   const fields = resultFields(run.result);
-  const reason = fields.outcome !== 'ok' && nonEmpty(run.effective.reason) ? auditText(run.effective.reason) : undefined;
+  const reason =
+    fields.outcome !== 'ok' && nonEmpty(run.effective.reason) ? auditText(run.effective.reason) : undefined;
   return {
     type: 'audit',
     record: 'hook_result',

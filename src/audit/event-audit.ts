@@ -36,7 +36,11 @@ export type RunChain = (onRun?: (run: HookRun) => void) => ObservableInput<Outpu
  * only after the host has its answer. With no listener and no observer the chain runs exactly as
  * without this wrapper.
  */
-export const auditEvent = (job: MatchedEvent, runChain: RunChain, audit: EventAudit): ObservableInput<OutputLine> => {
+export const auditEvent = (
+  job: MatchedEvent,
+  runChain: RunChain,
+  audit: EventAudit,
+): ObservableInput<OutputLine> => {
   const auditing = audit.auditing();
   const observers = audit.observersOf(job.event);
   if (!auditing && observers.length === 0) return runChain();
@@ -71,7 +75,10 @@ export const auditEvent = (job: MatchedEvent, runChain: RunChain, audit: EventAu
   );
 };
 
-function* linesThen(lines: readonly OutputLine[], after: (decided: HookDecision) => void): Generator<OutputLine> {
+function* linesThen(
+  lines: readonly OutputLine[],
+  after: (decided: HookDecision) => void,
+): Generator<OutputLine> {
   let decided: HookDecision | undefined;
   for (const line of lines) {
     if (line.type === 'hook_decision') decided = line;

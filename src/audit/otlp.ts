@@ -102,7 +102,9 @@ export const startOtlpExport = async (settings: {
   };
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({
-      'service.name': nonEmpty(settings.env['OTEL_SERVICE_NAME']) ? settings.env['OTEL_SERVICE_NAME'] : 'cosh-hooks',
+      'service.name': nonEmpty(settings.env['OTEL_SERVICE_NAME'])
+        ? settings.env['OTEL_SERVICE_NAME']
+        : 'cosh-hooks',
       'service.version': packageVersion(),
     }),
     spanProcessors: [processor],

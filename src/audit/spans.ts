@@ -1,5 +1,11 @@
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { AuditRecord, DecisionRecord, EventReceivedRecord, HookResultRecord, ObserverResultRecord } from './records.js';
+import type {
+  AuditRecord,
+  DecisionRecord,
+  EventReceivedRecord,
+  HookResultRecord,
+  ObserverResultRecord,
+} from './records.js';
 
 /** The parts of `@opentelemetry/api` spans are made with, given by whoever loaded it. */
 export interface SpanApi {
@@ -58,14 +64,20 @@ const decisionAttributes = (record: DecisionRecord): Attributes => ({
   'cosh.hook.hooks_skipped': record.hooks_skipped,
 });
 
-const hookAttributes = (record: HookResultRecord | ObserverResultRecord, toolName: string | undefined): Attributes => ({
+const hookAttributes = (
+  record: HookResultRecord | ObserverResultRecord,
+  toolName: string | undefined,
+): Attributes => ({
   ...idAttributes(record, toolName),
   'cosh.hook.name': record.hook,
   'cosh.hook.source': record.source,
   'cosh.hook.outcome': record.outcome,
   'cosh.hook.duration_ms': record.duration_ms,
   ...(record.decision !== undefined && { 'cosh.hook.decision': record.decision }),
-  ...(record.failure_kind !== undefined && { 'cosh.hook.failure_kind': record.failure_kind, 'error.type': record.failure_kind }),
+  ...(record.failure_kind !== undefined && {
+    'cosh.hook.failure_kind': record.failure_kind,
+    'error.type': record.failure_kind,
+  }),
   ...(record.reason !== undefined && { 'cosh.hook.reason': record.reason }),
   ...(record.message !== undefined && { 'cosh.hook.message': record.message }),
   ...(record.record === 'hook_result'
@@ -89,7 +101,12 @@ export const spanBuilder = (api: SpanApi, options: SpanOptions = {}): ((record: 
   const open = new Map<number, EventSpan>();
   const recent = new Map<number, EventSpan>();
   const content = options.content === true;
-  const child = (parent: EventSpan | undefined, name: string, startTime: number, attributes: Attributes): Span =>
+  const child = (
+    parent: EventSpan | undefined,
+    name: string,
+    startTime: number,
+    attributes: Attributes,
+  ): Span =>
     api.tracer.startSpan(
       name,
       { kind: SPAN_KIND_INTERNAL, startTime, attributes },
@@ -119,8 +136,14 @@ export const spanBuilder = (api: SpanApi, options: SpanOptions = {}): ((record: 
       case 'observer_result': {
         const parent = parentOf(record.seq);
         const kind = record.record === 'hook_result' ? 'hook' : 'observer';
-        const span = child(parent, `cosh_hooks.${kind} ${record.hook}`, record.start_ms, hookAttributes(record, parent?.toolName));
-        if (record.failure_kind !== undefined) span.setStatus({ code: STATUS_ERROR, message: record.message ?? record.failure_kind });
+        const span = child(
+          parent,
+          `cosh_hooks.${kind} ${record.hook}`,
+          record.start_ms,
+          hookAttributes(record, parent?.toolName),
+        );
+        if (record.failure_kind !== undefined)
+          span.setStatus({ code: STATUS_ERROR, message: record.message ?? record.failure_kind });
         span.end(record.end_ms);
         return;
       }

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Observable, Subscription } from 'rxjs';
 import { describeThrown } from '../events/untrusted.js';
 import { packageVersion } from '../version.js';
@@ -36,14 +37,21 @@ export const traceAudit = async (
   audit$: Observable<AuditRecord>,
   options: TraceAuditOptions = {},
 ): Promise<Subscription> => {
-  let api: typeof import('@opentelemetry/api');
-  try {
-    api = await import('@opentelemetry/api');
-  } catch (error) {
-    throw new Error(`cosh-hooks: tracing needs the package @opentelemetry/api: ${describeThrown(error)}`);
+  const loaded = await import('@opentelemetry/api').then(
+    (module) => ({ ok: true as const, api: module }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (!loaded.ok) {
+    throw new Error(
+      `cosh-hooks: tracing needs the package @opentelemetry/api: ${describeThrown(loaded.error)}`,
+      {
+        cause: loaded.error,
+      },
+    );
   }
+  const { api } = loaded;
   const provider = options.tracerProvider ?? api.trace.getTracerProvider();
-  const tracer = provider.getTracer('cosh-hooks', packageVersion()) as import('@opentelemetry/api').Tracer;
+  const tracer = provider.getTracer('cosh-hooks', packageVersion()) as Tracer;
   const feed = spanBuilder(
     { tracer, parentContext: (span) => api.trace.setSpan(api.context.active(), span) },
     { content: options.content },

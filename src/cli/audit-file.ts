@@ -68,12 +68,19 @@ const sink = (stream: NodeJS.WritableStream & { writableLength: number }, owned:
  * appended to. A FIFO, a device or a folder is refused before anything runs: writing to it could
  * block the engine or go nowhere.
  */
-export const openAuditFile = (target: string, stderr: NodeJS.WritableStream & { writableLength: number }): Result<AuditFile, string> => {
+export const openAuditFile = (
+  target: string,
+  stderr: NodeJS.WritableStream & { writableLength: number },
+): Result<AuditFile, string> => {
   if (target === '-') return ok(sink(stderr, false));
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO without a reader must fail at once, not hang the run.
-    fd = openSync(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o600);
+    fd = openSync(
+      target,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+      0o600,
+    );
   } catch (error) {
     return err(`--audit ${target}: cannot open: ${describeThrown(error)}`);
   }

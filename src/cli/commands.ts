@@ -86,7 +86,8 @@ interface AuditOutputs {
 const openAuditOutputs = async (flags: RunFlags): Promise<Result<AuditOutputs, string>> => {
   const file = flags.audit === undefined ? undefined : openAuditFile(flags.audit, process.stderr);
   if (file !== undefined && !file.ok) return err(file.error);
-  if (!otlpRequested(flags.otlpEndpoint, process.env)) return ok(file === undefined ? {} : { file: file.value });
+  if (!otlpRequested(flags.otlpEndpoint, process.env))
+    return ok(file === undefined ? {} : { file: file.value });
   try {
     // The OpenTelemetry SDK and exporter are imported inside: a run without OTLP never loads them.
     const otlp = await startOtlpExport({

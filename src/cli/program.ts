@@ -82,7 +82,10 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .argParser(positiveInteger)
         .default(64),
     )
-    .option('--otlp-endpoint <url>', 'export spans over OTLP/HTTP to this collector (also: OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option(
+      '--otlp-endpoint <url>',
+      'export spans over OTLP/HTTP to this collector (also: OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
     .option('--otlp-content', 'put tool input and prompts on spans and audit records, redacted')
     .addHelpText('after', EXAMPLES.run)
     .action(async (flags: RunFlags) => setStatus(await runCommand(flags)));

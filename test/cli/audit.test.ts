@@ -16,7 +16,11 @@ const config = (observed: string) =>
     hookTable('PreToolUse', {
       name: 'guard',
       matcher: '^shell$',
-      command: prints({ decision: 'block', reason: `rm -rf is not allowed (key ${SECRET})`, systemMessage: 'Blocked' }),
+      command: prints({
+        decision: 'block',
+        reason: `rm -rf is not allowed (key ${SECRET})`,
+        systemMessage: 'Blocked',
+      }),
     }),
     hookTable('PreToolUse', { name: 'audit-in-chain', command: 'cat > /dev/null' }),
     hookTable('PreToolUse', {
@@ -43,7 +47,13 @@ const events = jsonl(
     tool_name: 'shell',
     tool_input: { command: `rm -rf / --token ${SECRET}` },
   },
-  { hook_event_name: 'PreToolUse', session_id: 'sess-1', tool_use_id: 'call-2', tool_name: 'read_file', tool_input: { path: 'a' } },
+  {
+    hook_event_name: 'PreToolUse',
+    session_id: 'sess-1',
+    tool_use_id: 'call-2',
+    tool_name: 'read_file',
+    tool_input: { path: 'a' },
+  },
 );
 
 /** The audit records, each as `record:hook:outcome-or-decision`. */
@@ -57,7 +67,9 @@ describe('cosh-hooks run --audit', () => {
     box.write('observed.log', '');
     const audited = await cli(['run', ...box.flags, '--audit', auditFile], { input: events });
     expect(audited.code).toBe(0);
-    expect(jsonLines(audited.stdout).map(withoutTimes)).toStrictEqual(jsonLines(plain.stdout).map(withoutTimes));
+    expect(jsonLines(audited.stdout).map(withoutTimes)).toStrictEqual(
+      jsonLines(plain.stdout).map(withoutTimes),
+    );
     const records = jsonLines(readFileSync(auditFile, 'utf8'));
     for (const record of records) expect(record['type']).toBe('audit');
     const chainRecords = records.filter((record) => !String(record['record']).startsWith('observer'));
@@ -71,17 +83,26 @@ describe('cosh-hooks run --audit', () => {
       'decision::none',
     ]);
     const received = records[0]!;
-    expect(received).toMatchObject({ seq: 1, session_id: 'sess-1', tool_use_id: 'call-1', tool_name: 'shell' });
+    expect(received).toMatchObject({
+      seq: 1,
+      session_id: 'sess-1',
+      tool_use_id: 'call-1',
+      tool_name: 'shell',
+    });
     expect(received['chain']).toStrictEqual(['guard', 'audit-in-chain']);
     expect(received['observers']).toStrictEqual(['logger', 'broken-observer']);
     expect(received['content']).toBeUndefined();
-    expect(records.find((record) => record['record'] === 'hook_skipped')).toMatchObject({ blocked_by: 'guard' });
+    expect(records.find((record) => record['record'] === 'hook_skipped')).toMatchObject({
+      blocked_by: 'guard',
+    });
     expect(records.find((record) => record['record'] === 'decision')).toMatchObject({
       decision: 'block',
       decided_by: 'guard',
       system_message: 'Blocked',
     });
-    const observers = records.filter((record) => String(record['record']).startsWith('observer')).map(briefOf);
+    const observers = records
+      .filter((record) => String(record['record']).startsWith('observer'))
+      .map(briefOf);
     expect(observers.sort()).toStrictEqual([
       'observer_result:broken-observer:exit',
       'observer_result:broken-observer:exit',
@@ -89,7 +110,12 @@ describe('cosh-hooks run --audit', () => {
       'observer_result:logger:ok',
     ]);
     // The observer saw the blocked call, with its final decision.
-    expect(readFileSync(observedFile, 'utf8').split('\n').filter(Boolean).map((line) => line.split(' ').slice(0, 2).join(' '))).toStrictEqual(['1 block', '2 none']);
+    expect(
+      readFileSync(observedFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(' ').slice(0, 2).join(' ')),
+    ).toStrictEqual(['1 block', '2 none']);
     // Observer failures are in the audit only: no notification names them.
     expect(audited.stdout).not.toContain('broken-observer');
     expect(readFileSync(auditFile, 'utf8')).not.toContain('IOSFODNN7EXAMPLE');
@@ -103,10 +129,9 @@ describe('cosh-hooks run --audit', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(records.filter((record) => record['record'] === 'decision').map((record) => record['decision'])).toStrictEqual([
-      'block',
-      'none',
-    ]);
+    expect(
+      records.filter((record) => record['record'] === 'decision').map((record) => record['decision']),
+    ).toStrictEqual(['block', 'none']);
     expect(run.stdout).not.toContain('"type":"audit"');
   });
 
@@ -114,7 +139,9 @@ describe('cosh-hooks run --audit', () => {
     const auditFile = box.write('audit-2.jsonl', '');
     await cli(['run', ...box.flags, '--audit', auditFile], { input: events });
     await cli(['run', ...box.flags, '--audit', auditFile], { input: events });
-    expect(jsonLines(readFileSync(auditFile, 'utf8')).filter((record) => record['record'] === 'decision')).toHaveLength(4);
+    expect(
+      jsonLines(readFileSync(auditFile, 'utf8')).filter((record) => record['record'] === 'decision'),
+    ).toHaveLength(4);
     const fifo = box.path('audit.fifo');
     execFileSync('mkfifo', [fifo]);
     const refused = await cli(['run', ...box.flags, '--audit', fifo], { input: events });
@@ -147,7 +174,12 @@ const receiver = () => {
   return { server, received };
 };
 
-type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; arrayValue?: { values?: OtlpValue[] } };
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  arrayValue?: { values?: OtlpValue[] };
+};
 interface OtlpSpan {
   readonly name: string;
   readonly traceId: string;
@@ -159,13 +191,15 @@ interface OtlpSpan {
 
 const spansOf = (received: readonly Received[]): OtlpSpan[] =>
   received.flatMap(({ body }) =>
-    (JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((resource) =>
-      resource.scopeSpans.flatMap((scope) => scope.spans),
+    (JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap(
+      (resource) => resource.scopeSpans.flatMap((scope) => scope.spans),
     ),
   );
 
 const plainValue = (value: OtlpValue): unknown =>
-  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.boolValue ??
+  value.stringValue ??
+  (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+  value.boolValue ??
   value.arrayValue?.values?.map(plainValue);
 
 const attributesOf = (span: OtlpSpan): Record<string, unknown> =>
@@ -187,7 +221,10 @@ describe('cosh-hooks run --otlp-endpoint', () => {
     expect(run.stderr).toBe('');
     expect(otlp.received.every(({ path }) => path === '/v1/traces')).toBe(true);
     const spans = spansOf(otlp.received);
-    const event = spans.find((span) => span.name === 'cosh_hooks PreToolUse' && attributesOf(span)['gen_ai.tool.call.id'] === 'call-1')!;
+    const event = spans.find(
+      (span) =>
+        span.name === 'cosh_hooks PreToolUse' && attributesOf(span)['gen_ai.tool.call.id'] === 'call-1',
+    )!;
     expect(attributesOf(event)).toMatchObject({
       'gen_ai.conversation.id': 'sess-1',
       'gen_ai.session.id': 'sess-1',
@@ -212,8 +249,14 @@ describe('cosh-hooks run --otlp-endpoint', () => {
       'cosh.hook.position': 0,
       'gen_ai.tool.name': 'shell',
     });
-    expect(byName['cosh_hooks.hook audit-in-chain']).toMatchObject({ 'cosh.hook.outcome': 'skipped', 'cosh.hook.blocked_by': 'guard' });
-    expect(byName['cosh_hooks.observer logger']).toMatchObject({ 'cosh.hook.outcome': 'ok', 'cosh.hook.observer': true });
+    expect(byName['cosh_hooks.hook audit-in-chain']).toMatchObject({
+      'cosh.hook.outcome': 'skipped',
+      'cosh.hook.blocked_by': 'guard',
+    });
+    expect(byName['cosh_hooks.observer logger']).toMatchObject({
+      'cosh.hook.outcome': 'ok',
+      'cosh.hook.observer': true,
+    });
     const broken = children.find((span) => span.name === 'cosh_hooks.observer broken-observer')!;
     expect(attributesOf(broken)).toMatchObject({ 'cosh.hook.failure_kind': 'exit', 'error.type': 'exit' });
     expect(broken.status?.code).toBe(2);
@@ -222,9 +265,14 @@ describe('cosh-hooks run --otlp-endpoint', () => {
 
   it('--otlp-content puts the tool input on the event span, redacted', async () => {
     otlp.received.length = 0;
-    const run = await cli(['run', ...box.flags, '--otlp-endpoint', endpoint, '--otlp-content'], { input: events });
+    const run = await cli(['run', ...box.flags, '--otlp-endpoint', endpoint, '--otlp-content'], {
+      input: events,
+    });
     expect(run.code).toBe(0);
-    const event = spansOf(otlp.received).find((span) => attributesOf(span)['gen_ai.tool.call.id'] === 'call-1' && span.name.startsWith('cosh_hooks Pre'))!;
+    const event = spansOf(otlp.received).find(
+      (span) =>
+        attributesOf(span)['gen_ai.tool.call.id'] === 'call-1' && span.name.startsWith('cosh_hooks Pre'),
+    )!;
     const args = String(attributesOf(event)['gen_ai.tool.call.arguments']);
     expect(args).toContain('rm -rf /');
     expect(args).toContain('<redacted>');
@@ -233,7 +281,10 @@ describe('cosh-hooks run --otlp-endpoint', () => {
 
   it('OTEL_EXPORTER_OTLP_ENDPOINT alone turns the export on', async () => {
     otlp.received.length = 0;
-    const run = await cli(['run', ...box.flags], { input: events, env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
+    const run = await cli(['run', ...box.flags], {
+      input: events,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+    });
     expect(run.code).toBe(0);
     expect(spansOf(otlp.received).filter((span) => span.name === 'cosh_hooks PreToolUse')).toHaveLength(2);
   });
@@ -246,11 +297,16 @@ describe('cosh-hooks run --otlp-endpoint', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const auditFile = box.path('audit-down.jsonl');
     const plain = await cli(['run', ...box.flags], { input: events });
-    const down = await cli(['run', ...box.flags, '--otlp-endpoint', `http://127.0.0.1:${port}`, '--audit', auditFile], { input: events });
+    const down = await cli(
+      ['run', ...box.flags, '--otlp-endpoint', `http://127.0.0.1:${port}`, '--audit', auditFile],
+      { input: events },
+    );
     expect(down.code).toBe(0);
     expect(jsonLines(down.stdout).map(withoutTimes)).toStrictEqual(jsonLines(plain.stdout).map(withoutTimes));
     expect(down.stderr).toMatch(/OTLP export: \d+ span\(s\) dropped, 0 exported/);
-    const telemetry = jsonLines(readFileSync(auditFile, 'utf8')).find((record) => record['record'] === 'telemetry');
+    const telemetry = jsonLines(readFileSync(auditFile, 'utf8')).find(
+      (record) => record['record'] === 'telemetry',
+    );
     expect(telemetry).toMatchObject({ exported: 0 });
     expect(Number(telemetry?.['dropped'])).toBeGreaterThan(0);
   });

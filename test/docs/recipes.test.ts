@@ -221,10 +221,11 @@ describe('recipes: the audit logger, moved from the chain to an observer', () =>
       const events$ = new Subject<unknown>();
       const { decisions$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
       const decided = lastValueFrom(decisions$.pipe(toArray()));
-      for (const command of ['ls', 'rm -rf /'])
-        events$.next({ ...shell(command, command), cwd: ROOT });
+      for (const command of ['ls', 'rm -rf /']) events$.next({ ...shell(command, command), cwd: ROOT });
       events$.complete();
-      const decisions = (await decided).map((d) => `${d.tool_use_id} ${d.decision} [${d.hooks.map((h) => `${h.name}=${h.outcome}`).join(',')}]`);
+      const decisions = (await decided).map(
+        (d) => `${d.tool_use_id} ${d.decision} [${d.hooks.map((h) => `${h.name}=${h.outcome}`).join(',')}]`,
+      );
       const file = join(scratch, 'audit.jsonl');
       const log = existsSync(file)
         ? readFileSync(file, 'utf8')
@@ -246,7 +247,10 @@ describe('recipes: the audit logger, moved from the chain to an observer', () =>
     const { before, after } = recipeToml();
     expect(after).toContain('observe = true');
     const chained = await logged(before);
-    expect(chained.decisions).toEqual(['ls none [guard=ok,audit-log=ok]', 'rm -rf / block [guard=ok,audit-log=skipped]']);
+    expect(chained.decisions).toEqual([
+      'ls none [guard=ok,audit-log=ok]',
+      'rm -rf / block [guard=ok,audit-log=skipped]',
+    ]);
     expect(chained.log).toEqual(['ls ?']);
     const observed = await logged(after);
     expect(observed.decisions).toEqual(['ls none [guard=ok]', 'rm -rf / block [guard=ok]']);

@@ -24,11 +24,17 @@ const event = (n: number, command: string) => ({
 });
 
 /** Runs `events` through the pipeline to its end (observers drained); output lines and audit records. */
-const runAll = async (registry: ReturnType<typeof defineHooks>, events: readonly unknown[], queue?: number) => {
+const runAll = async (
+  registry: ReturnType<typeof defineHooks>,
+  events: readonly unknown[],
+  queue?: number,
+) => {
   const input = new Subject<unknown>();
-  const streams = hookPipeline(registry, defaultDeps(execaExecutor()), queue === undefined ? {} : { observerQueue: queue })(
-    input,
-  );
+  const streams = hookPipeline(
+    registry,
+    defaultDeps(execaExecutor()),
+    queue === undefined ? {} : { observerQueue: queue },
+  )(input);
   // Both subscribed before the first event: the run starts with the first subscriber.
   const records = lastValueFrom(streams.audit$.pipe(toArray()));
   const lines = lastValueFrom(streams.output$.pipe(toArray()));
@@ -38,7 +44,9 @@ const runAll = async (registry: ReturnType<typeof defineHooks>, events: readonly
 };
 
 const observerResults = (records: readonly AuditRecord[]) =>
-  records.flatMap((record) => (record.record === 'observer_result' ? [`${record.hook} ${record.seq} ${record.outcome}`] : []));
+  records.flatMap((record) =>
+    record.record === 'observer_result' ? [`${record.hook} ${record.seq} ${record.outcome}`] : [],
+  );
 
 describe('observer hooks with real processes', () => {
   it('per-event (python3), persistent (node) and function observers get every event with its final decision, blocked ones included', async () => {
@@ -51,7 +59,12 @@ describe('observer hooks with real processes', () => {
           name: 'guard',
           command: `sh -c 'grep -q "rm -rf" && printf "%s" "{\\"decision\\":\\"block\\",\\"reason\\":\\"no rm -rf\\"}" || true'`,
         },
-        { name: 'py-observer', observe: true, command: `python3 ${join(FIXTURES, 'observer.py')}`, env: { OUT: perEvent } },
+        {
+          name: 'py-observer',
+          observe: true,
+          command: `python3 ${join(FIXTURES, 'observer.py')}`,
+          env: { OUT: perEvent },
+        },
         {
           name: 'node-observer',
           observe: true,
@@ -63,7 +76,8 @@ describe('observer hooks with real processes', () => {
           name: 'fn-observer',
           observe: true,
           run: (sent) => {
-            const decided = (sent as unknown as { cosh_decision: { seq: number; decision: string } }).cosh_decision;
+            const decided = (sent as unknown as { cosh_decision: { seq: number; decision: string } })
+              .cosh_decision;
             seenInProcess.push(`${decided.seq} ${decided.decision}`);
             return { decision: 'block', reason: 'an observer cannot block' };
           },
@@ -75,7 +89,9 @@ describe('observer hooks with real processes', () => {
       event(2, 'rm -rf / token=AKIAIOSFODNN7EXAMPLE'),
       event(3, 'pwd'),
     ]);
-    const decisions = lines.flatMap((line) => (line.type === 'hook_decision' ? [`${line.seq} ${line.decision}`] : []));
+    const decisions = lines.flatMap((line) =>
+      line.type === 'hook_decision' ? [`${line.seq} ${line.decision}`] : [],
+    );
     // The function observer answered block: nothing changed.
     expect(decisions).toStrictEqual(['1 none', '2 block', '3 none']);
     // Observers are never in the decision's hooks, and their answers make no notification.
@@ -83,20 +99,30 @@ describe('observer hooks with real processes', () => {
       if (line.type === 'hook_decision') expect(line.hooks.map((hook) => hook.name)).toStrictEqual(['guard']);
       if (line.type === 'stream_event') expect(line.event.hook_name).toBe('guard');
     }
-    expect(readFileSync(perEvent, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ').slice(0, 2).join(' '))).toStrictEqual([
+    expect(
+      readFileSync(perEvent, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ').slice(0, 2).join(' ')),
+    ).toStrictEqual(['1 none', '2 block', '3 none']);
+    // Redacted by default, as any hook's input.
+    expect(readFileSync(perEvent, 'utf8')).not.toContain('IOSFODNN7EXAMPLE');
+    const persistentLines = readFileSync(persistent, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' '));
+    expect(persistentLines.map(([seq, decision]) => `${seq} ${decision}`)).toStrictEqual([
       '1 none',
       '2 block',
       '3 none',
     ]);
-    // Redacted by default, as any hook's input.
-    expect(readFileSync(perEvent, 'utf8')).not.toContain('IOSFODNN7EXAMPLE');
-    const persistentLines = readFileSync(persistent, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' '));
-    expect(persistentLines.map(([seq, decision]) => `${seq} ${decision}`)).toStrictEqual(['1 none', '2 block', '3 none']);
     // One process answered all three.
     expect(new Set(persistentLines.map(([, , pid]) => pid)).size).toBe(1);
     expect(seenInProcess).toStrictEqual(['1 none', '2 block', '3 none']);
     expect(observerResults(records).sort()).toStrictEqual(
-      [1, 2, 3].flatMap((seq) => [`fn-observer ${seq} ok`, `node-observer ${seq} ok`, `py-observer ${seq} ok`]).sort(),
+      [1, 2, 3]
+        .flatMap((seq) => [`fn-observer ${seq} ok`, `node-observer ${seq} ok`, `py-observer ${seq} ok`])
+        .sort(),
     );
     expect(JSON.stringify(records)).not.toContain('IOSFODNN7EXAMPLE');
   });
@@ -127,7 +153,9 @@ describe('observer hooks with real processes', () => {
       2,
     );
     expect(lines.filter((line) => line.type === 'hook_decision')).toHaveLength(5);
-    const dropped = records.flatMap((record) => (record.record === 'observer_dropped' ? [`${record.seq}-${record.last_seq}:${record.dropped}`] : []));
+    const dropped = records.flatMap((record) =>
+      record.record === 'observer_dropped' ? [`${record.seq}-${record.last_seq}:${record.dropped}`] : [],
+    );
     // All five decisions come at once; the lane holds 1 and 2, and 3, 4, 5 are dropped: one record.
     expect(dropped).toStrictEqual(['3-5:3']);
     expect(observerResults(records)).toStrictEqual(['slow 1 ok', 'slow 2 ok']);

@@ -40,7 +40,10 @@ describe('observe = true, in every place a hook is declared', () => {
   });
 
   it('config.toml: observe must be a boolean, named with its path', () => {
-    const decoded = decodeConfigText('[[hooks.Stop]]\nname = "x"\ncommand = "true"\nobserve = "yes"\n', '/c.toml');
+    const decoded = decodeConfigText(
+      '[[hooks.Stop]]\nname = "x"\ncommand = "true"\nobserve = "yes"\n',
+      '/c.toml',
+    );
     expect(decoded.errors.map((problem) => problem.path)).toStrictEqual(['hooks.Stop[0].observe']);
   });
 
@@ -80,6 +83,8 @@ describe('observe = true, in every place a hook is declared', () => {
     });
     expect(chainFor(registry, shell).map((hook) => hook.name)).toStrictEqual(['guard']);
     expect(observersFor(registry, shell).map((hook) => hook.name)).toStrictEqual(['fn', 'cmd']);
-    expect(() => defineHooks({ Stop: [{ name: 'x', run: () => undefined, timeout: 0 }] })).toThrow(HookDefinitionError);
+    expect(() => defineHooks({ Stop: [{ name: 'x', run: () => undefined, timeout: 0 }] })).toThrow(
+      HookDefinitionError,
+    );
   });
 });

@@ -7,7 +7,13 @@ import type { AuditRecord } from '../../../src/audit/records.js';
 import { traceAudit } from '../../../src/audit/trace.js';
 import { hookPipeline } from '../../../src/pipeline/pipeline.js';
 import { registryOf } from '../../../src/registry/index.js';
-import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from '../../../src/testing/index.js';
+import {
+  commandHook,
+  createTestScheduler,
+  fakeExecutor,
+  results,
+  testDeps,
+} from '../../../src/testing/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -40,7 +46,10 @@ describe('traceAudit', () => {
         B: cold('---b|', { b: results.block('no') }),
         C: cold('-c|', { c: results.allow() }),
       });
-      const deps = { ...testDeps(scheduler, executor), scheduler: { now: () => EPOCH + scheduler.now(), schedule: scheduler.schedule.bind(scheduler) } };
+      const deps = {
+        ...testDeps(scheduler, executor),
+        scheduler: { now: () => EPOCH + scheduler.now(), schedule: scheduler.schedule.bind(scheduler) },
+      };
       const streams = hookPipeline(registry, deps, { auditContent: true })(hot('-x-------|', { x: pre }));
       streams.audit$.subscribe(records);
     });
@@ -83,7 +92,9 @@ describe('traceAudit', () => {
       /^import (?!type )[^;]*from '@opentelemetry\//m.test(readFileSync(`${ROOT}${path}`, 'utf8')),
     );
     expect(staticImports).toStrictEqual([]);
-    const dynamic = files.filter((path) => /import\('@opentelemetry\//.test(readFileSync(`${ROOT}${path}`, 'utf8')));
+    const dynamic = files.filter((path) =>
+      /import\('@opentelemetry\//.test(readFileSync(`${ROOT}${path}`, 'utf8')),
+    );
     expect(dynamic.sort()).toStrictEqual(['src/audit/otlp.ts', 'src/audit/trace.ts']);
   });
 });

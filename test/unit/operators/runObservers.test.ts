@@ -69,10 +69,9 @@ describe('runObservers', () => {
       const at = (seq: number) => observation(seq, observers);
       const e1 = hot('  abcd----e---------|', { a: at(1), b: at(2), c: at(3), d: at(4), e: at(5) });
       const expected = '-----A--d----E----|';
-      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }, 1), map(brief))).toBe(
-        expected,
-        { A: 'o 1 ok@0-5', d: 'o 2-4 dropped 3 (3 in all)/1', E: 'o 5 ok@8-13' },
-      );
+      expectObservable(
+        e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }, 1), map(brief)),
+      ).toBe(expected, { A: 'o 1 ok@0-5', d: 'o 2-4 dropped 3 (3 in all)/1', E: 'o 5 ok@8-13' });
     });
   });
 
@@ -84,10 +83,9 @@ describe('runObservers', () => {
       const observers = [commandHook('slow', { observe: true }), commandHook('broken', { observe: true })];
       const e1 = hot('  a-----|', { a: observation(1, observers) });
       const expected = '-b-s--|';
-      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ slow, broken }), scheduler }), map(brief))).toBe(
-        expected,
-        { b: 'broken 1 exit@0-1', s: 'slow 1 ok@0-3' },
-      );
+      expectObservable(
+        e1.pipe(runObservers({ executor: fakeExecutor({ slow, broken }), scheduler }), map(brief)),
+      ).toBe(expected, { b: 'broken 1 exit@0-1', s: 'slow 1 ok@0-3' });
     });
   });
 
@@ -100,9 +98,12 @@ describe('runObservers', () => {
         return cold('o|', { o: results.block('ignored') });
       };
       const e1 = hot('a|', { a: observation(1, [commandHook('o', { observe: true })]) });
-      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }), map(brief))).toBe('a|', {
-        a: 'o 1 ok@0-0',
-      });
+      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }), map(brief))).toBe(
+        'a|',
+        {
+          a: 'o 1 ok@0-0',
+        },
+      );
     });
     expect(seen).toHaveLength(1);
     const sent = seen[0] as unknown as Record<string, unknown>;
@@ -121,7 +122,11 @@ describe('runObservers', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const o = cold('-----o|', { o: results.none() });
-      const e1 = hot('  --a--#', { a: observation(1, [commandHook('o', { observe: true })]) }, new Error('gone'));
+      const e1 = hot(
+        '  --a--#',
+        { a: observation(1, [commandHook('o', { observe: true })]) },
+        new Error('gone'),
+      );
       const e1subs = '  ^----!';
       const expected = '-----#';
       expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }))).toBe(
@@ -140,7 +145,9 @@ describe('runObservers', () => {
       const o = cold('-----o|', { o: results.none() });
       const e1 = hot('  a------|', { a: observation(1, [commandHook('o', { observe: true })]) });
       const unsub = '   ^--!    ';
-      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler })), unsub).toBe('---');
+      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler })), unsub).toBe(
+        '---',
+      );
       expectSubscriptions(e1.subscriptions).toBe('^--!');
       expectSubscriptions(o.subscriptions).toBe('^--!');
     });

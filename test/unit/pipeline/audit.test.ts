@@ -7,7 +7,13 @@ import { createDispatcher } from '../../../src/pipeline/dispatch.js';
 import { hookPipeline } from '../../../src/pipeline/pipeline.js';
 import { createSession } from '../../../src/pipeline/session.js';
 import { defineHooks, registryOf, type Hook } from '../../../src/registry/index.js';
-import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from '../../../src/testing/index.js';
+import {
+  commandHook,
+  createTestScheduler,
+  fakeExecutor,
+  results,
+  testDeps,
+} from '../../../src/testing/index.js';
 
 const pre = (command: string, extra: Record<string, unknown> = {}) => ({
   hook_event_name: 'PreToolUse',
@@ -34,7 +40,11 @@ describe('the audit stream (marbles)', () => {
       const a = cold('--a|', { a: results.allow() });
       const b = cold('---b|', { b: results.block('rm -rf is not allowed', { systemMessage: 'Blocked' }) });
       const c = cold('-c|', { c: results.allow() });
-      const registry = chainOf([commandHook('A'), commandHook('B'), commandHook('C', { source: 'extension:x' })]);
+      const registry = chainOf([
+        commandHook('A'),
+        commandHook('B'),
+        commandHook('C', { source: 'extension:x' }),
+      ]);
       const input = hot('-x------------|', { x: pre('rm -rf /') });
       const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ A: a, B: b, C: c })))(input);
       expectObservable(streams.audit$).toBe('------(rabsd)-|', {
@@ -102,7 +112,9 @@ describe('the audit stream (marbles)', () => {
           duration_ms: 5,
         },
       });
-      expectObservable(streams.decisions$.pipe(map((d) => `${d.decision}`))).toBe('------x-------|', { x: 'block' });
+      expectObservable(streams.decisions$.pipe(map((d) => `${d.decision}`))).toBe('------x-------|', {
+        x: 'block',
+      });
       expectSubscriptions(a.subscriptions).toBe('-^-!');
       expectSubscriptions(b.subscriptions).toBe('---^--!');
       expectSubscriptions(c.subscriptions).toBe([]);
@@ -114,11 +126,23 @@ describe('the audit stream (marbles)', () => {
     scheduler.run(({ cold, hot, expectObservable }) => {
       const a = cold('-a|', { a: results.fail('exit', 'exited with status 3: key AKIAIOSFODNN7EXAMPLE') });
       const input = hot('x-----|', { x: pre('ls') });
-      const streams = hookPipeline(chainOf([commandHook('A')]), testDeps(scheduler, fakeExecutor({ A: a })))(input);
-      expectObservable(streams.audit$.pipe(map((r) => (r.record === 'hook_result' ? shown(`${r.outcome}|${r.failure_kind}|${r.message}|${r.effective}`) : r.record)))).toBe(
-        '-(rhd)|',
-        { r: 'event_received', h: 'exit|exit|exited with status 3: key <secret>|none', d: 'decision' },
-      );
+      const streams = hookPipeline(
+        chainOf([commandHook('A')]),
+        testDeps(scheduler, fakeExecutor({ A: a })),
+      )(input);
+      expectObservable(
+        streams.audit$.pipe(
+          map((r) =>
+            r.record === 'hook_result'
+              ? shown(`${r.outcome}|${r.failure_kind}|${r.message}|${r.effective}`)
+              : r.record,
+          ),
+        ),
+      ).toBe('-(rhd)|', {
+        r: 'event_received',
+        h: 'exit|exit|exited with status 3: key <secret>|none',
+        d: 'decision',
+      });
       expectObservable(streams.output$.pipe(map((line) => line.type))).toBe('-(nd)-|', {
         n: 'stream_event',
         d: 'hook_decision',
@@ -129,10 +153,21 @@ describe('the audit stream (marbles)', () => {
   it('ids that hold a secret are redacted in every record', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ hot, expectObservable }) => {
-      const input = hot('x----|', { x: pre('ls', { session_id: 'AKIAIOSFODNN7EXAMPLE', tool_name: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }) });
+      const input = hot('x----|', {
+        x: pre('ls', {
+          session_id: 'AKIAIOSFODNN7EXAMPLE',
+          tool_name: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+        }),
+      });
       const streams = hookPipeline(chainOf([]), testDeps(scheduler, fakeExecutor({})))(input);
       expectObservable(
-        streams.audit$.pipe(map((r) => shown(`${r.record}:${'session_id' in r ? r.session_id : ''}:${'tool_name' in r ? r.tool_name : ''}`))),
+        streams.audit$.pipe(
+          map((r) =>
+            shown(
+              `${r.record}:${'session_id' in r ? r.session_id : ''}:${'tool_name' in r ? r.tool_name : ''}`,
+            ),
+          ),
+        ),
       ).toBe('(rd)-|', { r: 'event_received:<secret>:<secret>', d: 'decision:<secret>:' });
     });
   });
@@ -148,13 +183,20 @@ describe('the audit stream (marbles)', () => {
       };
       const registry = chainOf([commandHook('guard'), commandHook('logger', { observe: true })]);
       const input = hot('x---------|', { x: pre('rm -rf /') });
-      const withObserver = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ guard, logger: slow })))(input);
+      const withObserver = hookPipeline(
+        registry,
+        testDeps(scheduler, fakeExecutor({ guard, logger: slow })),
+      )(input);
       expectObservable(withObserver.output$.pipe(map((line) => line.type))).toBe(
         '--(nd)-------------------------|',
         { n: 'stream_event', d: 'hook_decision' },
       );
       expectObservable(
-        withObserver.audit$.pipe(map((r) => (r.record === 'observer_result' ? `${r.hook}:${r.outcome}:${r.start_ms}-${r.end_ms}` : r.record))),
+        withObserver.audit$.pipe(
+          map((r) =>
+            r.record === 'observer_result' ? `${r.hook}:${r.outcome}:${r.start_ms}-${r.end_ms}` : r.record,
+          ),
+        ),
       ).toBe('--(rhd)------------------------(o|)', {
         r: 'event_received',
         h: 'hook_result',
@@ -163,9 +205,10 @@ describe('the audit stream (marbles)', () => {
       });
       // The same chain without the observer: the decision comes at the very same frame.
       const guard2 = cold('--g|', { g: results.block('no') });
-      const without = hookPipeline(chainOf([commandHook('guard')]), testDeps(scheduler, fakeExecutor({ guard: guard2 })))(
-        hot('x---------|', { x: pre('rm -rf /') }),
-      );
+      const without = hookPipeline(
+        chainOf([commandHook('guard')]),
+        testDeps(scheduler, fakeExecutor({ guard: guard2 })),
+      )(hot('x---------|', { x: pre('rm -rf /') }));
       expectObservable(without.decisions$.pipe(map((d) => d.decision))).toBe('--x-------|', { x: 'block' });
       expectSubscriptions(guard.subscriptions).toBe('^-!');
     });
@@ -188,9 +231,9 @@ describe('the audit stream (marbles)', () => {
       const slow = cold('--------------------o|', { o: results.none() });
       const registry = chainOf([commandHook('logger', { observe: true })]);
       const input = hot('a-----b-----c---------------------|', { a: pre('1'), b: pre('2'), c: pre('3') });
-      const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ logger: slow })), { observerQueue: 2 })(
-        input,
-      );
+      const streams = hookPipeline(registry, testDeps(scheduler, fakeExecutor({ logger: slow })), {
+        observerQueue: 2,
+      })(input);
       const observerRecords = streams.audit$.pipe(
         map((r) =>
           r.record === 'observer_result'
@@ -215,10 +258,20 @@ describe('the audit stream (marbles)', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ hot, expectObservable }) => {
       const notes = hot<AuditConfigRecord>('-n---', {
-        n: auditConfigRecord({ subject: 'trust', message: 'hook "p" changed: not run', hook: 'p', file: '/w/.copilot-shell/config.toml' }, 1),
+        n: auditConfigRecord(
+          {
+            subject: 'trust',
+            message: 'hook "p" changed: not run',
+            hook: 'p',
+            file: '/w/.copilot-shell/config.toml',
+          },
+          1,
+        ),
       });
       const input = hot('--x-----|', { x: pre('ls') });
-      const streams = hookPipeline(chainOf([]), testDeps(scheduler, fakeExecutor({})), { auditNotes: notes })(input);
+      const streams = hookPipeline(chainOf([]), testDeps(scheduler, fakeExecutor({})), { auditNotes: notes })(
+        input,
+      );
       expectObservable(streams.audit$.pipe(map((r: AuditRecord) => r.record))).toBe('-c(rd)--|', {
         c: 'config',
         r: 'event_received',
@@ -238,7 +291,11 @@ describe('the audit stream of createSession and createDispatcher', () => {
           name: 'watch',
           observe: true,
           run: (event) => {
-            seen.push(JSON.stringify((event as unknown as Record<string, { decision: string }>)['cosh_decision']?.decision));
+            seen.push(
+              JSON.stringify(
+                (event as unknown as Record<string, { decision: string }>)['cosh_decision']?.decision,
+              ),
+            );
           },
         },
       ],
