@@ -19,6 +19,7 @@ import {
   formatProblem,
   hookPipeline,
   loadHooks,
+  type AuditRecord,
   type HookDecision,
   type HookNotification,
 } from '../src/index.js';
@@ -114,7 +115,13 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 // The engine: events in, decisions and notifications out. Notifications are shown as cards the
 // moment they arrive; they always come before the decision of their event.
 const events$ = new Subject<AgentEvent>();
-const { decisions$, notifications$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
+const { decisions$, notifications$, audit$ } = hookPipeline(
+  loaded.registry,
+  defaultDeps(execaExecutor()),
+)(events$);
+// The audit stream (docs/audit.md): every hook's verdict, blocked calls and observers included.
+const auditRecords: AuditRecord[] = [];
+audit$.subscribe((record) => auditRecords.push(record));
 const notifications: HookNotification[] = [];
 notifications$.subscribe((notification) => {
   notifications.push(notification);
@@ -168,6 +175,34 @@ print(
 print(`  tools run (simulated): ${last.state.toolsRun.join(', ') || 'none'}`);
 print(`  refused: ${last.state.refused.join(', ') || 'none'}`);
 print(`  audit log: ${audited} records in ${auditLog}`);
+
+/** One audit record as a line of the summary. */
+const describeRecord = (record: AuditRecord): string => {
+  switch (record.record) {
+    case 'event_received':
+      return `${record.hook_event_name} ${record.tool_name ?? ''}  chain: ${record.chain.join(', ') || 'none'}; observers: ${record.observers?.join(', ') ?? 'none'}`;
+    case 'hook_result':
+    case 'observer_result':
+      return `${record.hook} ${record.outcome === 'ok' ? (record.decision ?? 'none') : record.outcome}${record.reason === undefined ? '' : ` "${record.reason}"`} ${record.duration_ms} ms`;
+    case 'hook_skipped':
+      return `${record.hook} (blocked by ${record.blocked_by ?? '?'})`;
+    case 'decision':
+      return `${record.decision}${record.decided_by === undefined ? '' : ` by ${record.decided_by}`}`;
+    case 'observer_dropped':
+      return `${record.hook} missed it (${record.dropped} dropped)`;
+    default:
+      return '';
+  }
+};
+const blocked = decisions.find((decision) => decision.decision === 'block');
+if (blocked !== undefined) {
+  print();
+  print(p.bold(`Audit of the blocked call (seq ${blocked.seq}, from audit$)`));
+  for (const record of auditRecords.filter((r) => 'seq' in r && r.seq === blocked.seq)) {
+    print(`  ${p.dim(record.record.padEnd(15))} ${describeRecord(record)}`);
+  }
+}
+print(`  audit stream: ${auditRecords.length} records`);
 
 // The demo doubles as a smoke test: it fails loudly if the guard let the destructive command through.
 const guarded = last.state.refused.includes('rm -rf /') && !last.state.toolsRun.includes('rm -rf /');

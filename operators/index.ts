@@ -15,6 +15,8 @@ export { stopOnBlock } from './stopOnBlock.js';
 export { foldDecision } from './foldDecision.js';
 export type { ChainStep } from './foldDecision.js';
 export { concatMapByKey } from './concatMapByKey.js';
+export { runObservers } from './runObservers.js';
+export type { Observation, ObserverRecord } from './runObservers.js';
 export { translateDialect } from './translateDialect.js';
 export type { RunOne } from './translateDialect.js';
 export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';

@@ -12,6 +12,13 @@ export type { Session, SessionOptions } from './pipeline/session.js';
 export { createDispatcher, InvalidEventError } from './pipeline/dispatch.js';
 export type { Dispatcher, DispatchResult } from './pipeline/dispatch.js';
 
+// The audit stream (docs/audit.md): the records, notes from outside the engine, OpenTelemetry spans.
+export type { AuditRecord, AuditConfigRecord } from './audit/records.js';
+export { auditConfigRecord } from './audit/build.js';
+export type { AuditConfigNote } from './audit/build.js';
+export { traceAudit } from './audit/trace.js';
+export type { TraceAuditOptions } from './audit/trace.js';
+
 // Input: events (SPEC §1), as values or as JSONL lines.
 export { EVENT_NAMES } from './events/names.js';
 export type { EventName, Decision } from './events/names.js';

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Audit logger: appends one JSON line per event to $AUDIT_LOG (default: cosh-hooks-audit.jsonl in
-// the temp folder) and prints nothing, so it never changes a decision. A hook that only observes
-// should be fast and quiet: a slow audit hook delays the agent on every event.
+// the temp folder) and prints nothing. Configured with `observe = true` it is an observer
+// (docs/audit.md): it runs after the decision is out, gets that decision as `cosh_decision`, sees
+// blocked calls too, and can never delay or change a decision. In the chain instead, it would
+// delay every event and be skipped for the calls a guard blocks.
 import { Buffer } from 'node:buffer';
 import { appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +38,7 @@ const record = {
   session: event.session_id,
   event: event.hook_event_name,
   ...(event.tool_use_id !== undefined && { tool_use_id: event.tool_use_id }),
+  ...(event.cosh_decision !== undefined && { decision: event.cosh_decision.decision }),
   summary: summaryOf(event).slice(0, 200),
 };
 appendFileSync(

@@ -1,4 +1,6 @@
 import { readInputText } from '../config/files.js';
+import { describeThrown } from '../events/untrusted.js';
+import { registryOf } from '../registry/chain.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
@@ -24,6 +26,9 @@ import {
 import { redactJson, redactText } from '../protocol/redact/index.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
+import { openAuditFile, type AuditFile } from './audit-file.js';
+import { otlpRequested, startOtlpExport, type OtlpExport } from '../audit/otlp.js';
+import type { AuditRecord } from '../audit/records.js';
 import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
@@ -71,13 +76,84 @@ const fail = (message: string): number => {
 export interface RunFlags extends ConfigFlags, ExecutionFlags {
   readonly concurrency: 'sequential' | 'per-session';
   readonly maxLineBytes: number;
+  /** `--audit FILE`: audit records as JSON lines, `-` = stderr (docs/audit.md). */
+  readonly audit?: string;
+  /** `--observer-queue N`: events one observer hook may hold. */
+  readonly observerQueue?: number;
+  /** `--otlp-endpoint URL`: export spans over OTLP/HTTP. */
+  readonly otlpEndpoint?: string;
+  /** `--otlp-content`: tool input and prompts on the spans (and in the audit), redacted. */
+  readonly otlpContent?: boolean;
 }
+
+/** What a run's audit goes to: the `--audit` file and the OTLP export, either, both or none. */
+interface AuditOutputs {
+  readonly file?: AuditFile;
+  readonly otlp?: OtlpExport;
+}
+
+const openAuditOutputs = async (flags: RunFlags): Promise<Result<AuditOutputs, string>> => {
+  const file = flags.audit === undefined ? undefined : openAuditFile(flags.audit, process.stderr);
+  if (file !== undefined && !file.ok) return err(file.error);
+  if (!otlpRequested(flags.otlpEndpoint, process.env))
+    return ok(file === undefined ? {} : { file: file.value });
+  try {
+    // The OpenTelemetry SDK and exporter are imported inside: a run without OTLP never loads them.
+    const otlp = await startOtlpExport({
+      endpoint: flags.otlpEndpoint,
+      content: flags.otlpContent === true,
+      env: process.env,
+    });
+    return ok(file === undefined ? { otlp } : { file: file.value, otlp });
+  } catch (error) {
+    if (file !== undefined) await file.value.close();
+    return err(`OTLP export: cannot start: ${describeThrown(error)}`);
+  }
+};
+
+const fanOut = (outputs: AuditOutputs): ((record: AuditRecord) => void) | undefined => {
+  const { file, otlp } = outputs;
+  if (file === undefined && otlp === undefined) return undefined;
+  if (otlp === undefined) return file?.write;
+  if (file === undefined) return otlp.feed;
+  return (record) => {
+    file.write(record);
+    otlp.feed(record);
+  };
+};
+
+/** Ends the audit outputs: the OTLP tally goes to the audit and, when spans were lost, to stderr. */
+const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promise<void> => {
+  if (outputs.otlp !== undefined) {
+    // After a stop signal nobody waits for the collector: what is queued is counted as lost.
+    const tally = stopped ? undefined : await outputs.otlp.finish();
+    if (tally !== undefined) {
+      outputs.file?.write({ type: 'audit', record: 'telemetry', time_ms: Date.now(), ...tally });
+      if (tally.dropped > 0) {
+        process.stderr.write(
+          `cosh-hooks: OTLP export: ${tally.dropped} span(s) dropped, ${tally.exported} exported${tally.message === undefined ? '' : ` (${printableLine(tally.message)})`}\n`,
+        );
+      }
+    }
+  }
+  if (outputs.file !== undefined) {
+    const tally = await outputs.file.close();
+    if (tally.dropped > 0 || tally.error !== undefined) {
+      process.stderr.write(
+        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${tally.error === undefined ? '' : ` (${printableLine(tally.error)})`}\n`,
+      );
+    }
+  }
+};
 
 /** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
 export const runCommand = async (flags: RunFlags): Promise<number> => {
   const loaded = load(flags);
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
+  const outputs = await openAuditOutputs(flags);
+  if (!outputs.ok) return fail(outputs.error);
+  const onAudit = fanOut(outputs.value);
   const serving = serve(
     loaded.registry,
     engineDeps(flags),
@@ -86,10 +162,15 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
       concurrency: flags.concurrency,
       maxLineBytes: flags.maxLineBytes,
       ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
+      ...(flags.observerQueue !== undefined && { observerQueue: flags.observerQueue }),
+      ...(flags.otlpContent === true && { auditContent: true }),
+      ...(onAudit !== undefined && { onAudit }),
     },
   );
   onStopSignals(serving.stop);
-  return serving.done;
+  const status = await serving.done;
+  await closeAuditOutputs(outputs.value, status >= 128);
+  return status;
 };
 
 /** `validate`: every configuration and extension problem on stdout; status 1 when there is any. */
@@ -187,7 +268,9 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  const dispatcher = createDispatcher(loaded.registry, engineDeps(flags));
+  // `fire` shows the chain's answer; observers (docs/audit.md) would only be stopped on the way out.
+  const chains = registryOf((name) => loaded.registry[name].filter((hook) => hook.observe !== true));
+  const dispatcher = createDispatcher(chains, engineDeps(flags));
   let interrupted: number | undefined;
   onStopSignals((status) => {
     interrupted = status;

@@ -165,6 +165,8 @@ export interface ListedHook {
   /** One long-running process for many events (SPEC §8). */
   readonly persistent: boolean;
   readonly enabled: boolean;
+  /** An observer (docs/audit.md): present, and true, only for one. */
+  readonly observe?: true;
   readonly description?: string;
   readonly extension_path?: string;
   /** Problems the load-time checks found in it; absent when none. */
@@ -181,6 +183,7 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   redact: hook.redact === true,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
+  ...(hook.observe === true && { observe: true as const }),
   ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
   ...(problems.length > 0 && { problems: problems.map((problem) => redactText(problem)) }),
@@ -237,7 +240,7 @@ export const formatChains = (
         hook.failClosed ? 'yes' : 'no',
         hook.redact === true ? 'yes' : 'no',
         hook.enabled ? 'yes' : 'no',
-        modeOf(hook),
+        hook.observe === true ? `${modeOf(hook)} observer` : modeOf(hook),
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>

@@ -97,6 +97,17 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .argParser(positiveInteger)
         .default(DEFAULT_MAX_LINE_BYTES),
     )
+    .option('--audit <file>', 'append audit records (JSON lines) to FILE; - for stderr (docs/audit.md)')
+    .addOption(
+      new Option('--observer-queue <n>', 'events one observer hook may hold before newer ones are dropped')
+        .argParser(positiveInteger)
+        .default(64),
+    )
+    .option(
+      '--otlp-endpoint <url>',
+      'export spans over OTLP/HTTP to this collector (also: OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
+    .option('--otlp-content', 'put tool input and prompts on spans and audit records, redacted')
     .addHelpText('after', EXAMPLES.run)
     .action(async (flags: RunFlags) => setStatus(await runCommand(flags)));
 

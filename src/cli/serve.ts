@@ -1,4 +1,5 @@
 import { Subject } from 'rxjs';
+import type { AuditRecord } from '../audit/records.js';
 import type { JsonLine } from '../events/input.js';
 import { encodeLine, type OutputLine } from '../output/lines.js';
 import { hookPipeline, type PipelineDeps, type PipelineOptions } from '../pipeline/pipeline.js';
@@ -26,6 +27,8 @@ export const DEFAULT_BACKPRESSURE: Backpressure = {
 export interface ServeOptions extends PipelineOptions {
   readonly maxLineBytes: number;
   readonly backpressure?: Backpressure;
+  /** Given every audit record (docs/audit.md); must not block. Without it no record is built. */
+  readonly onAudit?: (record: AuditRecord) => void;
 }
 
 /** The streams `serve` talks to: in production, process.stdin, process.stdout and process.stderr. */
@@ -114,11 +117,10 @@ export const serve = (
     io.stdout.write('', (error) => settle(error === null || error === undefined ? 0 : 1));
   };
 
-  const subscription = hookPipeline(
-    registry,
-    deps,
-    options,
-  )(input).output$.subscribe({
+  const streams = hookPipeline(registry, deps, options)(input);
+  // Subscribed before the outputs, so that records are built from the first event on.
+  const audit = options.onAudit === undefined ? undefined : streams.audit$.subscribe(options.onAudit);
+  const subscription = streams.output$.subscribe({
     next: write,
     complete: flushed,
     // The engine turns every hook and input problem into a value; an error here is a bug.
@@ -133,6 +135,7 @@ export const serve = (
     // Reading stops for good: an open stdin must not keep the process alive after the answer.
     io.stdin.destroy();
     subscription.unsubscribe();
+    audit?.unsubscribe();
     settle(status);
   };
 

@@ -206,6 +206,7 @@ export const CONFIG_HOOK_KEYS = [
   'env',
   'description',
   'redact',
+  'observe',
   'fail_open',
   'sequential',
   'dialect',
@@ -223,6 +224,7 @@ export const ConfigHook = object('a hook table', {
     env: Env,
     description: AString,
     redact: ABoolean,
+    observe: ABoolean,
     // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
     // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
     fail_open: ABoolean,
@@ -311,6 +313,7 @@ export const ManifestCommandHook = object('an object', {
     fail_open: ABoolean,
     redact: ABoolean,
     persistent: ABoolean,
+    observe: ABoolean,
     dialect: DialectName,
   },
 });

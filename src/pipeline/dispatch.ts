@@ -1,4 +1,5 @@
-import { Subject, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { AuditRecord } from '../audit/records.js';
 import { describeThrown } from '../events/untrusted.js';
 import type { HookDecision, HookNotification, OutputLine } from '../output/lines.js';
 import type { Registry } from '../registry/hook.js';
@@ -21,6 +22,8 @@ export interface Dispatcher {
   dispatch(event: unknown): Promise<DispatchResult>;
   /** Cancels running hooks and rejects pending calls. */
   close(): void;
+  /** The audit stream (docs/audit.md): subscribe before dispatching; records are built only while someone does. */
+  readonly audit$: Observable<AuditRecord>;
 }
 
 interface Pending {
@@ -59,9 +62,8 @@ export const createDispatcher = (
   // With an error handler: an error inside the engine must reach the pending calls as rejections,
   // never the host as an uncaught exception (SPEC §7). The pipeline answers every event, so this
   // handler is the last line of defence, not a path taken in normal operation.
-  const subscription: Subscription = hookPipeline(registry, deps, { ...options, concurrency: 'sequential' })(
-    input,
-  ).output$.subscribe({
+  const streams = hookPipeline(registry, deps, { ...options, concurrency: 'sequential' })(input);
+  const subscription: Subscription = streams.output$.subscribe({
     next: settle,
     error: (error: unknown) => rejectAll(`dispatcher stopped by an internal error: ${describeThrown(error)}`),
   });
@@ -80,5 +82,6 @@ export const createDispatcher = (
       subscription.unsubscribe();
       rejectAll('dispatcher closed before the decision');
     },
+    audit$: streams.audit$,
   };
 };

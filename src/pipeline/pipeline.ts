@@ -9,7 +9,11 @@ import {
   finalize,
   from,
   map,
+  merge,
   share,
+  Subject,
+  takeUntil,
+  tap,
   throwError,
   type Observable,
   type ObservableInput,
@@ -22,6 +26,9 @@ import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHook
 import { parseLines } from '../../operators/parseLines.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
+import { runObservers, type Observation } from '../../operators/runObservers.js';
+import { auditEvent, type EventAudit } from '../audit/event-audit.js';
+import { isAuditRecord, type AuditConfigRecord, type AuditRecord } from '../audit/records.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
@@ -42,6 +49,7 @@ import { redactText } from '../protocol/redact/index.js';
 import { failure } from '../protocol/result.js';
 import type { Hook, Registry } from '../registry/hook.js';
 import { guardedRunner } from './stop-loop-run.js';
+import { hasObservers, observersFor } from '../registry/chain.js';
 
 /** Collaborators, injected so tests run in virtual time with fake hooks. */
 export interface PipelineDeps {
@@ -65,6 +73,19 @@ export interface PipelineOptions {
    * let through (docs/protocol.md, "Stop loops"). A whole number 1..1000; default 8.
    */
   readonly stopLoopLimit?: number;
+  /**
+   * How many events one observer hook may hold, the one it is running included (docs/audit.md).
+   * Past that, the newest event is not given to it and an `observer_dropped` record counts it.
+   * Default 64.
+   */
+  readonly observerQueue?: number;
+  /** `event_received` audit records carry the event's `tool_input` and `prompt`, redacted. Default false. */
+  readonly auditContent?: boolean;
+  /**
+   * Records made outside the engine (`auditConfigRecord`: trust, reload, ...), put on the audit
+   * stream as they come, in order with the engine's own, for as long as the run lasts.
+   */
+  readonly auditNotes?: Observable<AuditConfigRecord>;
 }
 
 /**
@@ -79,6 +100,14 @@ export interface HookStreams {
   readonly decisions$: Observable<HookDecision>;
   readonly notifications$: Observable<HookNotification>;
   readonly errors$: Observable<HookError>;
+  /**
+   * The audit stream (docs/audit.md): per event `event_received`, a `hook_result` per hook that
+   * ran, `hook_skipped` per hook a block left unstarted, then `decision`; observer records when
+   * observers end; `config` records from `auditNotes`. Redacted. Records are built only while
+   * someone subscribes here; a subscriber runs synchronously, so it should be quick (the CLI's
+   * writer only buffers).
+   */
+  readonly audit$: Observable<AuditRecord>;
 }
 
 /** A rejected input as a `hook_error`; its message may quote the input, so it is redacted. */
@@ -132,18 +161,27 @@ const internalFailureLines = (item: AdmittedEvent, chain: readonly Hook[], error
  * runs hook by hook and stops after the first effective block. Whatever throws on the way becomes
  * the event's internal-failure answer; lines already out stay out. Also used by `createSession`.
  */
-export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput<OutputLine> =>
+export const runEvent = (
+  job: MatchedEvent,
+  deps: PipelineDeps,
+  onRun?: (run: HookRun) => void,
+): ObservableInput<OutputLine> =>
   job.chain.length === 0
     ? // Most events have no hook: the chain's operators for an empty chain made row 3a 3.0× slower.
       [toDecision(job.seq, job.event, aggregate([]))]
     : from(job.chain).pipe(
         runHooks(job.event, deps),
+        // The audit's hook_result records (docs/audit.md), only when someone listens.
+        onRun === undefined ? (runs) => runs : tap(onRun),
         stopOnBlock(),
         foldDecision(job.chain),
         map((step) => toLine(job, step)),
         filter((line): line is OutputLine => line !== undefined),
         catchError((error: unknown) => internalFailureLines(job, job.chain, error)),
       );
+
+/** Told of each hook run of an event as it finishes (the audit's clock). */
+type OnRun = (run: HookRun) => void;
 
 /**
  * One input item's lines, inside the per-event error boundary: matching, running, folding and
@@ -152,13 +190,15 @@ export const runEvent = (job: MatchedEvent, deps: PipelineDeps): ObservableInput
 const runItem = (
   item: Admitted,
   match: (item: Admitted) => Job,
-  runJob: (job: MatchedEvent) => ObservableInput<OutputLine>,
+  runJob: (job: MatchedEvent, onRun?: OnRun) => ObservableInput<OutputLine>,
+  audit: EventAudit,
 ): ObservableInput<OutputLine> => {
   if (item.kind === 'rejected') return [toError(item)];
   let job: MatchedEvent | undefined;
   try {
-    job = match(item) as MatchedEvent; // an admitted event stays an event
-    return runJob(job);
+    const matched = match(item) as MatchedEvent; // an admitted event stays an event
+    job = matched;
+    return auditEvent(matched, (onRun) => runJob(matched, onRun), audit);
   } catch (error) {
     return internalFailureLines(item, job?.chain ?? [], error);
   }
@@ -179,17 +219,34 @@ export const hookPipeline =
   (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
     const match = matchJob(registry);
+    const observing = hasObservers(registry);
+    let auditListeners = 0;
     const output$ = defer(() => {
       // What the executor keeps across events (persistent hook processes) lives exactly as long as
       // the run: opened on subscribe, ended on completion, error or unsubscribe.
       const opened = openRun(deps.executor);
       const runDeps = { ...deps, executor: opened.executor };
       // The Stop-loop guard's counts, like the executor's state, live as long as the run.
-      const runJob = guardedRunner(options.stopLoopLimit, (job) => runEvent(job, runDeps));
-      const run = (item: Admitted) => runItem(item, match, runJob);
+      const guard = guardedRunner(options.stopLoopLimit);
+      const runJob = (job: MatchedEvent, onRun?: OnRun) =>
+        guard(job, (guarded) => runEvent(guarded, runDeps, onRun));
+      // The audit (docs/audit.md): records join the output in the order they are made; observers
+      // get decided events and report on the audit stream only.
+      const records = new Subject<AuditRecord>();
+      const observations = new Subject<Observation>();
+      const ended = new Subject<void>();
+      const audit: EventAudit = {
+        auditing: () => auditListeners > 0,
+        emit: (record) => records.next(record),
+        observersOf: observing ? (event) => observersFor(registry, event) : () => [],
+        observe: (observation) => observations.next(observation),
+        content: options.auditContent === true,
+        now: () => deps.scheduler.now(),
+      };
+      const run = (item: Admitted) => runItem(item, match, runJob, audit);
       // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
       let inputError: { readonly error: unknown } | undefined;
-      return input$.pipe(
+      const lines$ = input$.pipe(
         catchError((error: unknown) => {
           inputError = { error };
           return EMPTY;
@@ -197,6 +254,19 @@ export const hookPipeline =
         parseLines(),
         admitEvents(deps),
         options.concurrency === 'per-session' ? concatMapByKey(sessionOf, run) : concatMap(run),
+        // Observers still running finish (each within its timeout) before the run completes.
+        finalize(() => {
+          ended.next();
+          records.complete();
+          observations.complete();
+        }),
+      );
+      return merge<(OutputLine | AuditRecord)[]>(
+        records,
+        (options.auditNotes ?? EMPTY).pipe(takeUntil(ended)),
+        observations.pipe(runObservers(runDeps, options.observerQueue)),
+        lines$,
+      ).pipe(
         concatWith(
           defer(() => {
             const failed = inputError;
@@ -206,16 +276,26 @@ export const hookPipeline =
         finalize(() => opened.unsubscribe()),
       );
     });
-    // One run for all four streams. After it ended, a late subscriber only sees the completion:
+    // One run for all five streams. After it ended, a late subscriber only sees the completion:
     // hooks have side effects and must never run twice for one event.
     const shared$ = output$.pipe(share({ resetOnComplete: false, resetOnError: false }));
+    const lineOut$ = shared$.pipe(filter(isOutputLine));
     return {
-      output$: shared$,
-      decisions$: shared$.pipe(filter(isDecision)),
-      notifications$: shared$.pipe(filter(isNotification)),
-      errors$: shared$.pipe(filter(isHookError)),
+      output$: lineOut$,
+      decisions$: lineOut$.pipe(filter(isDecision)),
+      notifications$: lineOut$.pipe(filter(isNotification)),
+      errors$: lineOut$.pipe(filter(isHookError)),
+      audit$: defer(() => {
+        auditListeners += 1;
+        return shared$.pipe(
+          filter(isAuditRecord),
+          finalize(() => (auditListeners -= 1)),
+        );
+      }),
     };
   };
+
+const isOutputLine = (item: OutputLine | AuditRecord): item is OutputLine => item.type !== 'audit';
 
 /** Production defaults for everything but the executor. */
 export const defaultDeps = (

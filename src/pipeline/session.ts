@@ -13,11 +13,14 @@ import {
   type Observable,
 } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
+import { runObservers, type Observation } from '../../operators/runObservers.js';
+import { auditEvent, type EventAudit } from '../audit/event-audit.js';
+import type { AuditRecord } from '../audit/records.js';
 import { admit, readInput } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
-import { chainFor } from '../registry/chain.js';
+import { chainFor, hasObservers, observersFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
 import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
 import { guardedRunner } from './stop-loop-run.js';
@@ -57,6 +60,12 @@ export interface Session {
   close(): void;
   /** Whether `close()` was called. */
   readonly closed: boolean;
+  /**
+   * The session's audit stream (docs/audit.md), hot, for its life: subscribe before deciding.
+   * Records are built only while someone subscribes. Completes at `close()`, which also stops
+   * observers still running.
+   */
+  readonly audit$: Observable<AuditRecord>;
 }
 
 /** One subscribed `decide` in its queue; the head of a queue is the one running. */
@@ -89,11 +98,28 @@ export const createSession = (
   // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
   const opened = openRun(deps.executor);
   const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
-  const runJob = guardedRunner(options.stopLoopLimit, (job) => runEvent(job, runDeps));
+  const guard = guardedRunner(options.stopLoopLimit);
   let index = 0;
   let seq = 0;
   const queues = new Map<string, Queue>();
   const closing = new Subject<void>();
+  // The audit (docs/audit.md): one stream for the session's life, fed by every decide, the
+  // observers and the host's notes.
+  const audit = new Subject<AuditRecord>();
+  const observations = new Subject<Observation>();
+  const observed = observations
+    .pipe(runObservers(runDeps, options.observerQueue))
+    .subscribe((record) => audit.next(record));
+  const notes = options.auditNotes?.subscribe((record) => audit.next(record));
+  const observing = hasObservers(registry);
+  const eventAudit: EventAudit = {
+    auditing: () => audit.observed,
+    emit: (record) => audit.next(record),
+    observersOf: observing ? (event) => observersFor(registry, event) : () => [],
+    observe: (observation) => observations.next(observation),
+    content: options.auditContent === true,
+    now: () => deps.scheduler.now(),
+  };
 
   // Starts the head of a queue; loops (instead of recursing) over turns that end synchronously.
   const pump = (key: string, queue: Queue): void => {
@@ -150,7 +176,9 @@ export const createSession = (
       enter(key, turn);
       return go.pipe(
         take(1),
-        concatMap(() => runJob(job)),
+        concatMap(() =>
+          auditEvent(job, (onRun) => guard(job, (guarded) => runEvent(guarded, runDeps, onRun)), eventAudit),
+        ),
         takeUntil(closing),
         concatWith(
           defer(() =>
@@ -173,8 +201,12 @@ export const createSession = (
       // Every running or queued decide ends with SessionClosedError, its hook stopped.
       closing.next();
       queues.clear();
+      observed.unsubscribe();
+      notes?.unsubscribe();
+      audit.complete();
       opened.unsubscribe();
     },
+    audit$: audit.asObservable(),
     get closed() {
       return closed;
     },

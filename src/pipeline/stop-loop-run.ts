@@ -40,11 +40,13 @@ export const runGuarded = (
   return from(run(prepared)).pipe(guardStopLoops(ledger, event));
 };
 
-/** A runner of events with a fresh ledger: one per run of the pipeline or per session. */
+/** The guard with a fresh ledger (one per run of the pipeline or per session): `run` runs the job it is given. */
 export const guardedRunner = (
   limit: number | undefined,
+): ((
+  job: MatchedEvent,
   run: (job: MatchedEvent) => ObservableInput<OutputLine>,
-): ((job: MatchedEvent) => ObservableInput<OutputLine>) => {
+) => ObservableInput<OutputLine>) => {
   const ledger = createStopLoopLedger(limit);
-  return (job) => runGuarded(ledger, job, run);
+  return (job, run) => runGuarded(ledger, job, run);
 };

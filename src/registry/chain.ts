@@ -10,25 +10,42 @@ const matchedTextOf = (event: HookEvent): string | undefined => {
   return typeof value === 'string' ? value : '';
 };
 
+/** Whether `hook` (enabled, its matcher fitting `text`) applies; `text` undefined = matchers ignored. */
+const applies = (hook: Hook, text: string | undefined, onTool: boolean): boolean =>
+  hook.enabled &&
+  (text === undefined ||
+    hook.matcher === undefined ||
+    // Tool names have aliases (docs/configuration.md); notification types, triggers and agent types do not.
+    (onTool ? hook.matcher.matches(text) : hook.matcher.matchesText(text)));
+
+/** The hooks of `event` that apply to it, observers (`observe`) or chain hooks as `observers` says. */
+const applying = (registry: Registry, event: HookEvent, observers: boolean): readonly Hook[] => {
+  const hooks = registry[event.hook_event_name];
+  if (hooks.length === 0) return hooks;
+  const text = matchedTextOf(event);
+  const onTool = TOOL_EVENTS.includes(event.hook_event_name);
+  return hooks.filter((hook) => (hook.observe === true) === observers && applies(hook, text, onTool));
+};
+
 /**
  * The hooks that apply to one event, in chain order (docs/configuration.md): enabled ones whose matcher
  * matches the event's matched field (docs/protocol.md): `tool_name` or its alias on tool events,
  * `notification_type`, `trigger`, `agent_type` or `reason` on the events that carry them.
- * Matchers are ignored on other events.
+ * Matchers are ignored on other events. Observers (`observe`) are never in the chain: see `observersFor`.
  */
-export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] => {
-  const hooks = registry[event.hook_event_name];
-  if (hooks.length === 0) return hooks;
-  const text = matchedTextOf(event);
-  if (text === undefined) return hooks.filter((hook) => hook.enabled);
-  // Tool names have aliases (docs/configuration.md); notification types, triggers and agent types do not.
-  const onTool = TOOL_EVENTS.includes(event.hook_event_name);
-  return hooks.filter(
-    (hook) =>
-      hook.enabled &&
-      (hook.matcher === undefined || (onTool ? hook.matcher.matches(text) : hook.matcher.matchesText(text))),
-  );
-};
+export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] =>
+  applying(registry, event, false);
+
+/**
+ * The observers that apply to one event (docs/audit.md): enabled `observe` hooks whose matcher
+ * fits, in registry order. They run after the decision, off the chain.
+ */
+export const observersFor = (registry: Registry, event: HookEvent): readonly Hook[] =>
+  applying(registry, event, true);
+
+/** Whether any hook of the registry is an observer (so the engine skips observer work when none is). */
+export const hasObservers = (registry: Registry): boolean =>
+  Object.values(registry).some((hooks: readonly Hook[]) => hooks.some((hook) => hook.observe === true));
 
 /** A registry built event by event. */
 export const registryOf = (chainOf: (name: EventName) => readonly Hook[]): Registry => byEvent(chainOf);

@@ -25,6 +25,8 @@ export type HookDefinition = {
   readonly enabled?: boolean;
   /** `claude` or `gemini`: the hook is written for that agent and runs unchanged (docs/compat.md). */
   readonly dialect?: Dialect;
+  /** An observer: runs after the decision is out, with it, and changes nothing (docs/audit.md). Default false. */
+  readonly observe?: boolean;
 } & (
   | { readonly run: HookFunction }
   | {
@@ -77,6 +79,7 @@ interface HookFields {
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
   readonly dialect?: Dialect | undefined;
+  readonly observe?: boolean | undefined;
 }
 
 /**
@@ -93,6 +96,7 @@ const hookBaseOf = (fields: HookFields, source: string): HookBase => ({
   ...(fields.matcher !== undefined && { matcher: fields.matcher }),
   ...(fields.description !== undefined && { description: fields.description }),
   ...(fields.dialect !== undefined && fields.dialect !== 'cosh' && { dialect: fields.dialect }),
+  ...(fields.observe === true && { observe: true }),
 });
 
 /** A resolved command hook from its declared fields (used by config, extensions and `defineHooks`). */

@@ -22,6 +22,11 @@ export interface HookBase {
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */
   readonly enabled: boolean;
   readonly description?: string;
+  /**
+   * An observer (docs/audit.md): not part of the chain; it runs after the event's decision is out,
+   * with the event and that decision (`cosh_decision`), and its answer changes nothing. Absent = false.
+   */
+  readonly observe?: boolean;
   /** Whose protocol the hook speaks; absent = `cosh`. Other dialects are translated (docs/compat.md). */
   readonly dialect?: Dialect;
 }

@@ -41,6 +41,13 @@ describe('npm start (the demo session)', () => {
     expect(out).toContain('agent  not running rm -rf /: blocked: Dangerous rm -rf command');
     expect(out).toContain('tools run (simulated): ls -la, rm -rf ./build, git push --force origin main');
     expect(out).toContain('refused: rm -rf /');
-    expect(out).toMatch(/audit log: 19 records in /);
+    // The audit logger is an observer: it logs every event, the blocked call included.
+    expect(out).toMatch(/audit log: 20 records in /);
+    // The audit stream of the blocked call: the guard's verdict, the decision, the observer after it.
+    expect(out).toMatch(/Audit of the blocked call \(seq \d+, from audit\$\)/);
+    expect(out).toContain('event_received  PreToolUse shell  chain: security-guard; observers: audit-log');
+    expect(out).toMatch(/hook_result {5}security-guard block "Dangerous rm -rf command[^"]*" \d+ ms/);
+    expect(out).toContain('decision        block by security-guard');
+    expect(out).toMatch(/observer_result audit-log none \d+ ms/);
   });
 });

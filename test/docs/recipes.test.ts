@@ -1,6 +1,6 @@
 // The code of docs/recipes.md and README.md, kept here so the documentation cannot rot: if an
 // example stops compiling or stops doing what the page says, this file fails.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,6 +166,14 @@ describe('README: the library, reactive and promise style', () => {
       events$.complete();
       expect((await decided).map((d) => `${d.seq} ${d.decision}`)).toEqual(['1 allow', '2 block']);
       expect(seen).toEqual(['[security-guard] Command blocked by security policy']);
+      // The audit logger is an observer: both calls are logged, the blocked one included, with
+      // their decisions, by the time the run completes.
+      expect(
+        readFileSync(join(scratch, 'audit.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { decision: string }).decision),
+      ).toEqual(['allow', 'block']);
 
       const { decision } = await createDispatcher(loaded.registry, deps).dispatch({
         hook_event_name: 'Stop',
@@ -174,12 +182,78 @@ describe('README: the library, reactive and promise style', () => {
       expect(decision).toMatchObject({
         seq: 1,
         decision: 'none',
-        hooks: [{ name: 'audit-log', outcome: 'ok' }],
+        hooks: [],
       });
-      expect(readFileSync(join(scratch, 'audit.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     } finally {
       vi.unstubAllEnvs();
       rmSync(scratch, { recursive: true, force: true });
     }
+  });
+});
+
+// --- recipes.md: moving an audit logger from the chain to an observer --------------------------
+
+describe('recipes: the audit logger, moved from the chain to an observer', () => {
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+  /** The TOML of the recipe, as the page shows it, cut at its "# After" comment. */
+  const recipeToml = (): { before: string; after: string } => {
+    const page = readFileSync(join(ROOT, 'docs', 'recipes.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Audit stream subscriber'));
+    const toml = /```toml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const at = toml.indexOf('# After');
+    return { before: toml.slice(0, at), after: toml.slice(at) };
+  };
+  const guard = [
+    '[[hooks.PreToolUse]]',
+    'name = "guard"',
+    `command = "grep -q 'rm -rf' && printf '%s' '{\\"decision\\":\\"block\\",\\"reason\\":\\"no\\"}' || true"`,
+    '',
+  ].join('\n');
+
+  const logged = async (hooks: string): Promise<{ decisions: string[]; log: string[] }> => {
+    const scratch = mkdtempSync(join(tmpdir(), 'cosh-recipe-observer-'));
+    vi.stubEnv('AUDIT_LOG', join(scratch, 'audit.jsonl'));
+    try {
+      const configPath = join(scratch, 'config.toml');
+      writeFileSync(configPath, `${guard}\n${hooks}`);
+      const loaded = loadHooks({ configPath, home: scratch, systemExtensionsDir: scratch });
+      if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
+      const events$ = new Subject<unknown>();
+      const { decisions$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
+      const decided = lastValueFrom(decisions$.pipe(toArray()));
+      for (const command of ['ls', 'rm -rf /']) events$.next({ ...shell(command, command), cwd: ROOT });
+      events$.complete();
+      const decisions = (await decided).map(
+        (d) => `${d.tool_use_id} ${d.decision} [${d.hooks.map((h) => `${h.name}=${h.outcome}`).join(',')}]`,
+      );
+      const file = join(scratch, 'audit.jsonl');
+      const log = existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => {
+              const record = JSON.parse(line) as { tool_use_id: string; decision?: string };
+              return `${record.tool_use_id} ${record.decision ?? '?'}`;
+            })
+        : [];
+      return { decisions, log };
+    } finally {
+      vi.unstubAllEnvs();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  };
+
+  it('in the chain it is skipped for the blocked call; as an observer it logs both, with their decisions', async () => {
+    const { before, after } = recipeToml();
+    expect(after).toContain('observe = true');
+    const chained = await logged(before);
+    expect(chained.decisions).toEqual([
+      'ls none [guard=ok,audit-log=ok]',
+      'rm -rf / block [guard=ok,audit-log=skipped]',
+    ]);
+    expect(chained.log).toEqual(['ls ?']);
+    const observed = await logged(after);
+    expect(observed.decisions).toEqual(['ls none [guard=ok]', 'rm -rf / block [guard=ok]']);
+    expect(observed.log).toEqual(['ls none', 'rm -rf / block']);
   });
 });

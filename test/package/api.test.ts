@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 
 const API: Readonly<Record<string, readonly string[]>> = {
   'cosh-hooks': [
+    'AuditConfigNote',
+    'AuditConfigRecord',
+    'AuditRecord',
     'CommandExecutor',
     'CommandHook',
     'ConfigProblem',
@@ -65,6 +68,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'SessionClosedError',
     'SessionOptions',
     'ToolMatcher',
+    'TraceAuditOptions',
+    'auditConfigRecord',
     'concatRegistries',
     'createDispatcher',
     'createSession',
@@ -83,6 +88,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'redactText',
     'registryOf',
     'resultOnly',
+    'traceAudit',
   ],
   'cosh-hooks/operators': [
     'Admitted',
@@ -94,6 +100,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'HookRun',
     'Job',
     'MatchedEvent',
+    'Observation',
+    'ObserverRecord',
     'RejectedInput',
     'RunDeps',
     'RunOne',
@@ -105,6 +113,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'parseLines',
     'runHook',
     'runHooks',
+    'runObservers',
     'stopOnBlock',
     'translateDialect',
   ],

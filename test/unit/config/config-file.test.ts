@@ -357,7 +357,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].failClosed',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential, dialect); did you mean fail_closed?',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect); did you mean fail_closed?',
       },
     ],
     [
@@ -367,7 +367,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential, dialect)',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect)',
       },
     ],
     [

@@ -1,0 +1,167 @@
+import { performance } from 'node:perf_hooks';
+import { InMemorySpanExporter, BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { Subject, type Subscription } from 'rxjs';
+import { traceAudit } from '../src/audit/trace.js';
+import { encodeAuditRecord } from '../src/cli/audit-file.js';
+import { execaExecutor } from '../src/exec/execa-executor.js';
+import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
+import { defineHooks, type HookDefinition } from '../src/registry/define.js';
+import type { Registry } from '../src/registry/hook.js';
+import { mixedEvent, preToolUse } from './fixtures.js';
+import { rawSeries, type Context, type Measured } from './measurement.js';
+import { formatNumber, type Row } from './report.js';
+import { median, pairedRatios, summarize } from './stats.js';
+import { interleave } from './timing.js';
+
+/** An observer that takes 50 ms per event: far slower than events arrive, so its lane fills. */
+const slowObserver: HookDefinition = {
+  name: 'slow-observer',
+  observe: true,
+  run: () => new Promise((resolve) => setTimeout(() => resolve(undefined), 50)),
+};
+const guard: HookDefinition = { name: 'guard', run: () => ({ decision: 'allow' as const }) };
+
+type Setup = 'plain' | 'audited' | 'traced';
+
+/**
+ * Microseconds from `next(event)` to its decision reaching a subscriber, averaged over `events`.
+ * `audited`: an audit$ subscriber encoding every record as the CLI does, and the slow observer;
+ * `traced`: that, plus spans from the audit stream into an SDK with a batch processor.
+ */
+const latencyRound =
+  (
+    registries: Readonly<Record<Setup, Registry>>,
+    setup: Setup,
+    events: readonly unknown[],
+  ): (() => Promise<number>) =>
+  async () => {
+    const input = new Subject<unknown>();
+    const streams = hookPipeline(registries[setup], defaultDeps(execaExecutor()))(input);
+    const subscriptions: Subscription[] = [];
+    let encoded = '';
+    let provider: TracerProvider | undefined;
+    if (setup !== 'plain') {
+      subscriptions.push(streams.audit$.subscribe((record) => (encoded = encodeAuditRecord(record))));
+    }
+    if (setup === 'traced') {
+      provider = new TracerProvider({
+        spanProcessors: [
+          new BatchSpanProcessor({ exporter: new InMemorySpanExporter(), maxQueueSize: 2048 }),
+        ],
+      });
+      subscriptions.push(await traceAudit(streams.audit$, { tracerProvider: provider }));
+    }
+    let decidedAt = 0;
+    let decided = 0;
+    subscriptions.push(
+      streams.decisions$.subscribe(() => {
+        decidedAt = performance.now();
+        decided += 1;
+      }),
+    );
+    let total = 0;
+    for (const event of events) {
+      const sent = performance.now();
+      input.next(event);
+      total += decidedAt - sent;
+    }
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    await provider?.shutdown();
+    if (decided !== events.length) throw new Error(`${decided} of ${events.length} decided synchronously`);
+    if (setup !== 'plain' && encoded === '') throw new Error('no audit record was encoded');
+    return (total * 1000) / events.length;
+  };
+
+const cell = (samples: readonly number[]) => {
+  const summary = summarize(samples);
+  return `${formatNumber(summary.median)} µs (p95 ${formatNumber(summary.p95)})`;
+};
+
+/**
+ * Measurement 9: decision latency with the audit on (an audit$ subscriber encoding every record as
+ * `run --audit` does, plus an observer far too slow for the event rate) against the same registry
+ * without either, on events without a chain hook and on events with one in-process hook; then
+ * OpenTelemetry spans built from the audit stream, on against off. Latency is the time from
+ * `next(event)` to the decision reaching a subscriber (the engine answers these synchronously).
+ */
+export const measureAudit = async (context: Context): Promise<Measured> => {
+  const batch = context.quick ? 4_000 : 20_000;
+  const counts = context.quick ? { warmup: 2, iterations: 7 } : { warmup: 3, iterations: 15 };
+  const noHookEvents = Array.from({ length: batch }, (_, n) => mixedEvent(context.fixtures.dir, n));
+  const oneHookEvents = Array.from({ length: batch }, (_, n) => preToolUse(context.fixtures.dir, n));
+  // The no-hook events never match the guard's tool; the observer has no matcher, so it gets them.
+  const unmatched: HookDefinition = { ...guard, matcher: '^deploy$' };
+  const noHook = {
+    plain: defineHooks({ PreToolUse: [unmatched] }),
+    audited: defineHooks({ PreToolUse: [unmatched, slowObserver] }),
+    traced: defineHooks({ PreToolUse: [unmatched, slowObserver] }),
+  };
+  const oneHook = {
+    plain: defineHooks({ PreToolUse: [guard] }),
+    audited: defineHooks({ PreToolUse: [guard, slowObserver] }),
+    traced: defineHooks({ PreToolUse: [guard, slowObserver] }),
+  };
+  context.log(`9 audit: ${counts.iterations} rounds of ${batch} events, plain / audited / traced`);
+  const none = await interleave(counts, {
+    plain: latencyRound(noHook, 'plain', noHookEvents),
+    audited: latencyRound(noHook, 'audited', noHookEvents),
+    traced: latencyRound(noHook, 'traced', noHookEvents),
+  });
+  const one = await interleave(counts, {
+    plain: latencyRound(oneHook, 'plain', oneHookEvents),
+    audited: latencyRound(oneHook, 'audited', oneHookEvents),
+    traced: latencyRound(oneHook, 'traced', oneHookEvents),
+  });
+  const pairRatio = (subject: readonly number[], baseline: readonly number[]) =>
+    median(pairedRatios(subject, baseline));
+  const target = { op: '<=', limit: 1.05, unit: '×' } as const;
+  const rows: Row[] = [
+    {
+      id: '9a',
+      what: 'decision latency, no chain hook: audit$ subscriber + slow observer vs neither',
+      subject: cell(none.audited),
+      baseline: cell(none.plain),
+      ratio: pairRatio(none.audited, none.plain),
+      target,
+      checked: pairRatio(none.audited, none.plain),
+    },
+    {
+      id: '9b',
+      what: 'decision latency, one in-process hook: audit$ subscriber + slow observer vs neither',
+      subject: cell(one.audited),
+      baseline: cell(one.plain),
+      ratio: pairRatio(one.audited, one.plain),
+      target,
+      checked: pairRatio(one.audited, one.plain),
+    },
+    {
+      id: '9c',
+      what: 'decision latency, no chain hook: + OpenTelemetry spans (SDK, batch processor) vs audit off',
+      subject: cell(none.traced),
+      baseline: cell(none.plain),
+      ratio: pairRatio(none.traced, none.plain),
+    },
+    {
+      id: '9d',
+      what: 'decision latency, one in-process hook: + OpenTelemetry spans vs audit off',
+      subject: cell(one.traced),
+      baseline: cell(one.plain),
+      ratio: pairRatio(one.traced, one.plain),
+    },
+  ];
+  return {
+    rows,
+    raw: {
+      auditNoHookUs: {
+        plain: rawSeries(none.plain),
+        audited: rawSeries(none.audited),
+        traced: rawSeries(none.traced),
+      },
+      auditOneHookUs: {
+        plain: rawSeries(one.plain),
+        audited: rawSeries(one.audited),
+        traced: rawSeries(one.traced),
+      },
+    },
+  };
+};

@@ -1,0 +1,88 @@
+import { concatWith, defer, EMPTY, from, tap, type Observable, type ObservableInput } from 'rxjs';
+import type { MatchedEvent } from '../../operators/matchHooks.js';
+import type { Observation } from '../../operators/runObservers.js';
+import type { HookEvent } from '../events/codecs.js';
+import type { HookDecision, OutputLine } from '../output/lines.js';
+import type { HookRun } from '../protocol/aggregate.js';
+import type { Hook } from '../registry/hook.js';
+import { auditIds, decisionRecords, eventReceivedRecord, hookResultRecord } from './build.js';
+import type { AuditRecord } from './records.js';
+
+/** What auditing one event needs from the run around it. */
+export interface EventAudit {
+  /** Whether anyone listens to the audit stream now (records are built only then). */
+  readonly auditing: () => boolean;
+  /** Puts a record on the audit stream, at once, in order. */
+  readonly emit: (record: AuditRecord) => void;
+  /** The observers of an event (`observersFor`, or none when the registry has none). */
+  readonly observersOf: (event: HookEvent) => readonly Hook[];
+  /** Hands a decided event to its observers. */
+  readonly observe: (observation: Observation) => void;
+  /** `event_received` carries the tool input and prompt, redacted. */
+  readonly content: boolean;
+  /** The scheduler's clock. */
+  readonly now: () => number;
+}
+
+/** Runs one event's chain; `onRun` is called with each hook run as it finishes. */
+export type RunChain = (onRun?: (run: HookRun) => void) => ObservableInput<OutputLine>;
+
+/**
+ * One event's lines with its audit after them (docs/audit.md). While the chain runs, only times
+ * are taken (the event's arrival, each hook's end); once the decision line has been delivered,
+ * the records are built and pushed in order: `event_received`, a `hook_result` per hook that ran,
+ * a `hook_skipped` per hook a block left unstarted, the `decision`. Then the event goes to its
+ * observers. So a record never delays a decision, whatever its subscriber does, and observers start
+ * only after the host has its answer. With no listener and no observer the chain runs exactly as
+ * without this wrapper.
+ */
+export const auditEvent = (
+  job: MatchedEvent,
+  runChain: RunChain,
+  audit: EventAudit,
+): ObservableInput<OutputLine> => {
+  const auditing = audit.auditing();
+  const observers = audit.observersOf(job.event);
+  if (!auditing && observers.length === 0) return runChain();
+  const receivedAt = audit.now();
+  const ended: { readonly run: HookRun; readonly endMs: number }[] = [];
+  const onRun = auditing ? (run: HookRun) => void ended.push({ run, endMs: audit.now() }) : undefined;
+  const afterDecision = (decided: HookDecision): void => {
+    const ids = auditIds(job.seq, job.event);
+    if (auditing) {
+      audit.emit(eventReceivedRecord(job.seq, job.event, job.chain, observers, receivedAt, audit.content));
+      ended.forEach(({ run, endMs }, position) => audit.emit(hookResultRecord(ids, run, position, endMs)));
+      for (const record of decisionRecords(ids, decided, receivedAt, audit.now())) audit.emit(record);
+    }
+    if (observers.length > 0) audit.observe({ ids, event: job.event, decision: decided, observers });
+  };
+  const lines = runChain(onRun);
+  // An event without hooks is answered with an array: a generator delivers it, then, asked for
+  // the next item, does the audit (cheaper than an Observable pipeline on the no-hook path).
+  if (Array.isArray(lines)) return linesThen(lines as readonly OutputLine[], afterDecision);
+  let decided: HookDecision | undefined;
+  const lines$: Observable<OutputLine> = from(lines);
+  return lines$.pipe(
+    tap((line) => {
+      if (line.type === 'hook_decision') decided = line;
+    }),
+    concatWith(
+      defer(() => {
+        if (decided !== undefined) afterDecision(decided);
+        return EMPTY;
+      }),
+    ),
+  );
+};
+
+function* linesThen(
+  lines: readonly OutputLine[],
+  after: (decided: HookDecision) => void,
+): Generator<OutputLine> {
+  let decided: HookDecision | undefined;
+  for (const line of lines) {
+    if (line.type === 'hook_decision') decided = line;
+    yield line;
+  }
+  if (decided !== undefined) after(decided);
+}
