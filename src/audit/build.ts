@@ -124,6 +124,21 @@ export const hookResultRecord = (
  * What follows an event's decision line: a `hook_skipped` per hook the block left unstarted, then
  * the `decision` record, both read from the decision as the host received it.
  */
+const stopLoopGuardField = (
+  guard: NonNullable<HookDecision['stop_loop_guard']>,
+): NonNullable<DecisionRecord['stop_loop_guard']> => ({
+  limit: guard.limit,
+  blocked: guard.blocked,
+  ...(guard.agent !== undefined && { agent: auditText(guard.agent) }),
+  overridden: {
+    decision: guard.overridden.decision,
+    ...(nonEmpty(guard.overridden.reason) && { reason: auditText(guard.overridden.reason) }),
+    ...(nonEmpty(guard.overridden.systemMessage) && {
+      system_message: auditText(guard.overridden.systemMessage),
+    }),
+  },
+});
+
 export const decisionRecords = (
   ids: AuditEventIds,
   line: HookDecision,
@@ -163,6 +178,7 @@ export const decisionRecords = (
     hooks_run: run,
     hooks_skipped: line.hooks.length - run,
     duration_ms: Math.max(0, timeMs - receivedMs),
+    ...(line.stop_loop_guard !== undefined && { stop_loop_guard: stopLoopGuardField(line.stop_loop_guard) }),
   });
   return records;
 };

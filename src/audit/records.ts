@@ -91,6 +91,21 @@ export interface DecisionRecord extends AuditEventIds {
   readonly hooks_skipped: number;
   /** From `event_received` to this record. */
   readonly duration_ms: number;
+  /**
+   * The Stop-loop guard let this Stop (or SubagentStop) through although its hooks blocked it
+   * (docs/protocol.md, "Stop loops"): the cap, the blocks in a row before it, the sub-agent, and the
+   * decision it overrode (reason and message redacted).
+   */
+  readonly stop_loop_guard?: {
+    readonly limit: number;
+    readonly blocked: number;
+    readonly agent?: string;
+    readonly overridden: {
+      readonly decision: Decision;
+      readonly reason?: string;
+      readonly system_message?: string;
+    };
+  };
 }
 
 /** An observer ran (after the decision). Its failures are reported here and nowhere else. */

@@ -281,6 +281,32 @@ describe('the audit stream (marbles)', () => {
   });
 });
 
+describe('the Stop-loop guard in the audit', () => {
+  it('the decision record of a Stop the guard let through carries stop_loop_guard, with the overridden block', () => {
+    const scheduler = createTestScheduler();
+    const records: AuditRecord[] = [];
+    scheduler.run(({ cold, hot, flush }) => {
+      const registry = registryOf((name) => (name === 'Stop' ? [commandHook('keep-going')] : []));
+      const executor = fakeExecutor({ 'keep-going': cold('-b|', { b: results.block('tests fail') }) });
+      const stop = { hook_event_name: 'Stop', session_id: 's1', cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
+      const input = hot('-x---y---|', { x: stop, y: stop });
+      hookPipeline(registry, testDeps(scheduler, executor), { stopLoopLimit: 1 })(input).audit$.subscribe(
+        (record) => records.push(record),
+      );
+      flush();
+    });
+    const decisions = records.filter((record) => record.record === 'decision');
+    expect(decisions.map((record) => record.record === 'decision' && record.decision)).toEqual([
+      'block',
+      'none',
+    ]);
+    expect(decisions[0]).not.toHaveProperty('stop_loop_guard');
+    expect(decisions[1]).toMatchObject({
+      stop_loop_guard: { limit: 1, blocked: 1, overridden: { decision: 'block', reason: 'tests fail' } },
+    });
+  });
+});
+
 describe('the audit stream of createSession and createDispatcher', () => {
   it('a session offers audit$ for its life; a function observer sees the decision', async () => {
     const seen: string[] = [];
