@@ -235,10 +235,18 @@ export type ConfigHook = t.TypeOf<typeof ConfigHook>;
 const hookTables = (event: EventName) =>
   named(t.array(ConfigHook), `an array of hook tables (write [[hooks.${event}]])`);
 
-/** `[hooks]`: `enabled` plus one array of hook tables per event name; any other key is an error. */
+/** Keys of `[hooks]` that only the system config may set (docs/configuration.md, managed mode). */
+export const MANAGED_KEYS = ['managed_only', 'project_hooks'] as const;
+
+/**
+ * `[hooks]`: `enabled`, the managed-mode keys, plus one array of hook tables per event name; any
+ * other key is an error.
+ */
 export const HooksSection = object('a table', {
   optional: {
     enabled: ABoolean,
+    managed_only: ABoolean,
+    project_hooks: ABoolean,
     ...byEvent(hookTables),
   },
   unknownKey: (key) =>

@@ -22,6 +22,18 @@ export interface ConfigFileResult {
   /** `[hooks] enabled`; absent = true. */
   readonly enabled: boolean;
   readonly hooks: HooksByEvent;
+  /**
+   * What layering needs (docs/configuration.md, layers): whether `enabled` was written, the events
+   * the file defines (an empty list counts), the managed-mode keys, and for each kept hook the
+   * index of its table in the file (unnamed tables are skipped, so the two can differ).
+   */
+  readonly layering?: {
+    readonly enabledSet: boolean;
+    readonly definedEvents: readonly EventName[];
+    readonly managedOnly?: boolean;
+    readonly projectHooks?: boolean;
+    readonly tableIndex: Readonly<Record<EventName, readonly number[]>>;
+  };
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
 }
@@ -97,10 +109,12 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   }
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();
+  const tableIndex = byEvent((): number[] => []);
   for (const event of EVENT_NAMES) {
-    for (const table of section[event] ?? []) {
-      if (!isUnnamed(table.name))
-        hooks[event].push(
+    for (const [index, table] of (section[event] ?? []).entries()) {
+      if (isUnnamed(table.name)) continue;
+      tableIndex[event].push(index);
+      hooks[event].push(
           commandHookOf(
             { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
             'config',
@@ -108,5 +122,12 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
         );
     }
   }
-  return { enabled: section.enabled ?? true, hooks, errors: [], warnings };
+  const layering = {
+    enabledSet: section.enabled !== undefined,
+    definedEvents: EVENT_NAMES.filter((event) => section[event] !== undefined),
+    ...(section.managed_only !== undefined && { managedOnly: section.managed_only }),
+    ...(section.project_hooks !== undefined && { projectHooks: section.project_hooks }),
+    tableIndex,
+  };
+  return { enabled: section.enabled ?? true, hooks, errors: [], warnings, layering };
 };

@@ -39,6 +39,11 @@ export interface CommandHook extends HookBase {
   readonly extensionPath?: string;
   /** Workspace root the hook was loaded for (`COSH_WORKSPACE_PATH`); absent = the host's cwd. */
   readonly workspacePath?: string;
+  /**
+   * Set on a project-layer hook that is not trusted (then `enabled` is false): why, e.g. `script
+   * /w/hook.sh changed since it was trusted` (docs/configuration.md, trust).
+   */
+  readonly untrusted?: string;
 }
 
 /**
