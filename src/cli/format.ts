@@ -152,6 +152,8 @@ export interface ListedHook {
   /** One long-running process for many events (SPEC §8). */
   readonly persistent: boolean;
   readonly enabled: boolean;
+  /** Why a project hook does not run: it is not trusted (docs/configuration.md). */
+  readonly untrusted?: string;
   readonly description?: string;
   readonly extension_path?: string;
 }
@@ -166,6 +168,7 @@ const listed = (hook: Hook): ListedHook => ({
   redact: hook.redact !== false,
   persistent: isPersistent(hook),
   enabled: hook.enabled,
+  ...(hook.kind === 'command' && hook.untrusted !== undefined && { untrusted: hook.untrusted }),
   ...(hook.description !== undefined && { description: hook.description }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
 });
@@ -173,6 +176,8 @@ const listed = (hook: Hook): ListedHook => ({
 /** The document `list --json` prints: sources, then every event's chain in order. */
 export const chainsToJson = (registry: Registry, sources: Sources) => ({
   config_file: sources.configFile ?? null,
+  ...(sources.layers !== undefined && { layers: sources.layers }),
+  ...(sources.managedOnly === true && { managed_only: true }),
   extensions: sources.extensions,
   events: byEvent((name) => registry[name].map(listed)),
 });
@@ -184,6 +189,13 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
   out.push(
     `${p.bold('config file')}  ${sources.configFile === undefined ? p.dim('none') : printableLine(sources.configFile)}`,
   );
+  // The other layers, when there is something to say: read, or ignored and why.
+  for (const layer of sources.layers ?? []) {
+    if (layer.layer === 'user' || layer.state === 'missing') continue;
+    const state = layer.state === 'read' ? 'read' : `ignored: ${layer.reason ?? ''}`;
+    out.push(`${p.bold(`${layer.layer} config`.padEnd(12))} ${printableLine(layer.file)} ${p.dim(`(${printableLine(state)})`)}`);
+  }
+  if (sources.managedOnly === true) out.push(`${p.bold('managed')}      ${p.yellow('only system hooks and system extensions run')}`);
   if (sources.extensions.length === 0) out.push(`${p.bold('extensions')}   ${p.dim('none')}`);
   sources.extensions.forEach((extension, i) => {
     const label = i === 0 ? `${p.bold('extensions')}   ` : ' '.repeat(13);
@@ -207,14 +219,14 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
         hook.redact === false ? 'no' : 'yes',
-        hook.enabled ? 'yes' : 'no',
+        hook.enabled ? 'yes' : hook.kind === 'command' && hook.untrusted !== undefined ? 'untrusted' : 'no',
         modeOf(hook),
       ]),
     ];
     const table = columns(rows, (row, column, cell) =>
       row === 0
         ? p.dim(cell)
-        : (column === 6 || column === 7) && cell.trim() === 'no'
+        : (column === 6 || column === 7) && (cell.trim() === 'no' || cell.trim() === 'untrusted')
           ? p.yellow(cell)
           : cell,
     );
@@ -224,6 +236,8 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
       // Redacted, as cosh-core prints every hook command: a token written into a command stays
       // out of terminals, logs and bug reports (the config file holds it).
       if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
+      if (hook?.kind === 'command' && hook.untrusted !== undefined)
+        out.push(`     ${p.yellow(`untrusted: ${printableLine(hook.untrusted)}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);

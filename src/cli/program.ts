@@ -10,6 +10,7 @@ import {
 } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { importCommand } from './import.js';
+import { trustCommand, type TrustFlags } from './trust.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
 import { packageVersion } from '../version.js';
@@ -96,6 +97,19 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--json', 'print the notifications and the decision as JSON')
     .addHelpText('after', EXAMPLES.fire)
     .action(async (event: EventName, flags: FireFlags) => setStatus(await fireCommand(event, flags)));
+
+  command('trust', 'trust the project hooks of a workspace: show what they run, record its digests')
+    .option('--revoke', "forget the workspace's trust")
+    .option('--dry-run', 'show what would be trusted; record nothing')
+    .option('--json', 'print what is trusted as JSON')
+    .addHelpText(
+      'after',
+      `
+Project hooks (<workspace>/.copilot-shell/config.toml) run only once trusted. Trust covers each
+hook's definition and the content of every script its command names; a change to either makes
+that hook untrusted again until trust is run once more. The store is <state dir>/trust.json.`,
+    )
+    .action((flags: TrustFlags) => setStatus(trustCommand(flags)));
 
   program
     .command('import')

@@ -62,6 +62,14 @@ export interface UntrustedHook {
   readonly reason: string;
 }
 
+/** A hook of the project layer with its place in the file. */
+export interface ProjectHook {
+  readonly event: EventName;
+  readonly hook: CommandHook;
+  readonly file: string;
+  readonly line?: number;
+}
+
 export interface MergedLayers {
   /** `[hooks] enabled` after merging; false switches every hook off and extensions are not read. */
   readonly enabled: boolean;
@@ -70,6 +78,8 @@ export interface MergedLayers {
   readonly hooks: Readonly<Record<EventName, readonly CommandHook[]>>;
   readonly layers: readonly LayerSource[];
   readonly untrusted: readonly UntrustedHook[];
+  /** Every project hook read, trusted or not, with where it is written: what `cosh-hooks trust` shows. */
+  readonly projectHooks: readonly ProjectHook[];
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
   /** Every file this read or looked for (to follow for reload). */
@@ -177,7 +187,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
 
   const system = take(options.system);
   const managedOnly = system?.decoded.layering?.managedOnly === true;
-  const projectHooks = system?.decoded.layering?.projectHooks !== false;
+  const projectHooksOn = system?.decoded.layering?.projectHooks !== false;
 
   let user: ReadLayer | undefined;
   if (managedOnly) ignore(options.user, 'managed-only mode (system config)');
@@ -191,7 +201,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     const realWorkspace = realOr(options.workspace);
     const realFile = realOr(options.project.file);
     if (managedOnly) ignore(options.project, 'managed-only mode (system config)');
-    else if (!projectHooks) ignore(options.project, 'project_hooks = false (system config)');
+    else if (!projectHooksOn) ignore(options.project, 'project_hooks = false (system config)');
     else if (!isInside(realWorkspace, realFile) || !isInside(realWorkspace, realOr(dirname(options.project.file)))) {
       files.push(options.project.file);
       ignore(options.project, `a link out of the workspace (to ${realFile})`);
@@ -227,6 +237,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
   }
 
   const untrusted: UntrustedHook[] = [];
+  const projectHooks: ProjectHook[] = [];
   if (project !== undefined && project.decoded.errors.length === 0) {
     const store = readTrustStore(options.trustStore);
     files.push(options.trustStore);
@@ -239,13 +250,21 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
       placed(project, event).forEach((hook, i) => {
         const found = fingerprintHook(event, hook, options.workspace);
         for (const script of found.scripts) files.push(script.path);
+        const index = project.decoded.layering?.tableIndex[event][i] ?? i;
+        const line = at(['hooks', event, index]);
+        projectHooks.push({ event, hook, file: project.file, ...(line !== undefined && { line }) });
         const verdict = trustVerdict(found, trusted);
         if (verdict.trusted) {
           hooks[event].push(projectOn ? hook : { ...hook, enabled: false });
           return;
         }
-        const index = project.decoded.layering?.tableIndex[event][i] ?? i;
-        const line = at(['hooks', event, index]);
+        // A warning too, so every command names it: `run` on stderr, `validate` as a problem.
+        warnings.push({
+          file: project.file,
+          ...(line !== undefined && { line }),
+          path: formatPath(['hooks', event, index]),
+          message: `project hook ${JSON.stringify(hook.name)} does not run: ${verdict.reason}`,
+        });
         untrusted.push({
           type: 'untrusted_hook',
           event,
@@ -260,5 +279,5 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     }
   }
 
-  return { enabled, managedOnly, hooks, layers, untrusted, errors, warnings, files };
+  return { enabled, managedOnly, hooks, layers, untrusted, projectHooks, errors, warnings, files };
 };
