@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync
 import { dirname } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { named } from '../events/codecs.js';
 import { parseJson } from '../events/untrusted.js';
 import { readText, MAX_FILE_BYTES } from './files.js';
 import { issuesOf, formatPath, type ConfigProblem } from './problems.js';
@@ -20,17 +21,23 @@ export const MAX_TRUSTED_WORKSPACES = 256;
 /** Most hooks trusted in one workspace. */
 export const MAX_TRUSTED_HOOKS = 1024;
 
-const Script = t.type({ path: t.string, sha256: t.string });
-const Hook = t.type({
+const Script = named(t.type({ path: t.string, sha256: t.string }), 'a script record');
+const Hook = named(t.type({
   event: t.string,
   name: t.string,
   command: t.string,
   definition: t.string,
   scripts: t.array(Script),
-});
-const Workspace = t.type({ trusted_at: t.string, config: t.string, hooks: t.array(Hook) });
+}), 'a trusted hook record');
+const Workspace = named(
+  t.type({ trusted_at: t.string, config: t.string, hooks: t.array(Hook) }),
+  'a workspace record',
+);
 /** The store's shape; anything else in the file makes the whole store untrusted. */
-export const TrustStoreFile = t.type({ version: t.literal(1), workspaces: t.record(t.string, Workspace) });
+export const TrustStoreFile = named(
+  t.type({ version: t.literal(1), workspaces: named(t.record(t.string, Workspace), 'an object of workspaces') }),
+  'a trust store',
+);
 export type TrustStoreFile = t.TypeOf<typeof TrustStoreFile>;
 export type TrustedWorkspace = t.TypeOf<typeof Workspace>;
 
