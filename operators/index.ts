@@ -15,6 +15,7 @@ export { stopOnBlock } from './stopOnBlock.js';
 export { foldDecision } from './foldDecision.js';
 export type { ChainStep } from './foldDecision.js';
 export { concatMapByKey } from './concatMapByKey.js';
+export { withLatestRegistry } from './withLatestRegistry.js';
 export { translateDialect } from './translateDialect.js';
 export type { RunOne } from './translateDialect.js';
 export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';

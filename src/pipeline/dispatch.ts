@@ -1,4 +1,4 @@
-import { Subject, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import { describeThrown } from '../events/untrusted.js';
 import type { HookDecision, HookNotification, OutputLine } from '../output/lines.js';
 import type { Registry } from '../registry/hook.js';
@@ -36,7 +36,7 @@ interface Pending {
  * offered here: a decision is matched to its call by order.)
  */
 export const createDispatcher = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   options: Omit<PipelineOptions, 'concurrency'> = {},
 ): Dispatcher => {

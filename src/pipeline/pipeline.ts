@@ -8,7 +8,10 @@ import {
   filter,
   finalize,
   from,
+  isObservable,
   map,
+  of,
+  ReplaySubject,
   share,
   throwError,
   type Observable,
@@ -22,6 +25,7 @@ import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHook
 import { parseLines } from '../../operators/parseLines.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
+import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
@@ -156,6 +160,36 @@ const runItem = (
   }
 };
 
+/**
+ * How a run finds each event's chain. A fixed registry is matched directly. A `registry$` is
+ * followed for the run's life; each event takes the registry current when its turn starts (not
+ * when it was read), so an event that started keeps its chain to the end, and one waiting behind it
+ * runs on whatever configuration is current when it starts (docs/configuration.md, reload).
+ */
+const followRegistry = (registry: Registry | Observable<Registry>) => {
+  if (!isObservable(registry)) {
+    const match = matchJob(registry);
+    return {
+      run: (deps: PipelineDeps) => (item: Admitted) => runItem(item, match, deps),
+      unsubscribe: () => undefined,
+    };
+  }
+  const latest = new ReplaySubject<Registry>(1);
+  const subscription = registry.subscribe(latest);
+  return {
+    run:
+      (deps: PipelineDeps) =>
+      (item: Admitted): ObservableInput<OutputLine> =>
+        item.kind === 'rejected'
+          ? [toError(item)]
+          : of(item).pipe(
+              withLatestRegistry(latest),
+              concatMap(([admitted, current]) => runItem(admitted, matchJob(current), deps)),
+            ),
+    unsubscribe: () => subscription.unsubscribe(),
+  };
+};
+
 const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.event.session_id : '');
 
 /**
@@ -168,15 +202,15 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
  * Unsubscribing cancels running hooks (their process groups are killed).
  */
 export const hookPipeline =
-  (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
+  (registry: Registry | Observable<Registry>, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
-    const match = matchJob(registry);
     const output$ = defer(() => {
       // What the executor keeps across events (persistent hook processes) lives exactly as long as
       // the run: opened on subscribe, ended on completion, error or unsubscribe.
       const opened = openRun(deps.executor);
       const runDeps = { ...deps, executor: opened.executor };
-      const run = (item: Admitted) => runItem(item, match, runDeps);
+      const registries = followRegistry(registry);
+      const run = registries.run(runDeps);
       // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
       let inputError: { readonly error: unknown } | undefined;
       return input$.pipe(
@@ -193,7 +227,10 @@ export const hookPipeline =
             return failed === undefined ? EMPTY : throwError(() => failed.error);
           }),
         ),
-        finalize(() => opened.unsubscribe()),
+        finalize(() => {
+          registries.unsubscribe();
+          opened.unsubscribe();
+        }),
       );
     });
     // One run for all four streams. After it ended, a late subscriber only sees the completion:

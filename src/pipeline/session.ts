@@ -4,6 +4,7 @@ import {
   defer,
   EMPTY,
   finalize,
+  isObservable,
   of,
   ReplaySubject,
   Subject,
@@ -13,6 +14,7 @@ import {
   type Observable,
 } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
+import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import { admit, readInput } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
@@ -79,11 +81,15 @@ interface Queue {
  * ```
  */
 export const createSession = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   options: SessionOptions = {},
 ): Session => {
   let closed = false;
+  // A registry$ is followed until close(); each event takes the registry current when it starts.
+  const latest = new ReplaySubject<Registry>(1);
+  const registries = isObservable(registry) ? registry.subscribe(latest) : undefined;
+  if (!isObservable(registry)) latest.next(registry);
   // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
   const opened = openRun(deps.executor);
   const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
@@ -133,20 +139,20 @@ export const createSession = (
         return of(error);
       }
       seq += 1;
-      const job: MatchedEvent = {
-        kind: 'event',
-        seq,
-        event: admission.value,
-        chain: chainFor(registry, admission.value),
-      };
-      const key = options.concurrency === 'per-session' ? admission.value.session_id : '';
+      const event = admission.value;
+      const jobSeq = seq;
+      const key = options.concurrency === 'per-session' ? event.session_id : '';
       // Replays its one value: the turn may be started before the stream below subscribes to it.
       const go = new ReplaySubject<void>(1);
       const turn: Turn = { started: false, start: () => go.next() };
       enter(key, turn);
       return go.pipe(
         take(1),
-        concatMap(() => runEvent(job, runDeps)),
+        withLatestRegistry(latest),
+        concatMap(([, current]) => {
+          const job: MatchedEvent = { kind: 'event', seq: jobSeq, event, chain: chainFor(current, event) };
+          return runEvent(job, runDeps);
+        }),
         takeUntil(closing),
         concatWith(
           defer(() =>
@@ -169,6 +175,7 @@ export const createSession = (
       // Every running or queued decide ends with SessionClosedError, its hook stopped.
       closing.next();
       queues.clear();
+      registries?.unsubscribe();
       opened.unsubscribe();
     },
     get closed() {

@@ -107,6 +107,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'runHooks',
     'stopOnBlock',
     'translateDialect',
+    'withLatestRegistry',
   ],
   'cosh-hooks/testing': [
     'FakeBehaviours',
