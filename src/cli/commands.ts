@@ -20,6 +20,7 @@ import {
 } from './format.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
+import { followConfiguration } from './follow.js';
 import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
@@ -62,21 +63,31 @@ const fail = (message: string): number => {
 export interface RunFlags extends ConfigFlags, ExecutionFlags {
   readonly concurrency: 'sequential' | 'per-session';
   readonly maxLineBytes: number;
+  /** Follow the configuration files and swap in each valid change (docs/configuration.md, reload). */
+  readonly watch?: boolean;
 }
 
 /** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
 export const runCommand = async (flags: RunFlags): Promise<number> => {
-  const loaded = load(flags);
-  reportProblems(loaded);
-  if (!loaded.ok) return EXIT.invalidConfig;
+  const followed = flags.watch === true ? followConfiguration(toLoadOptions(flags, process.cwd()), stderrColor()) : undefined;
+  const loaded = followed?.initial ?? load(flags);
+  if (followed === undefined) reportProblems(loaded);
+  if (!loaded.ok) {
+    followed?.stop();
+    return EXIT.invalidConfig;
+  }
   const serving = serve(
-    loaded.registry,
+    followed?.registry$ ?? loaded.registry,
     engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     { concurrency: flags.concurrency, maxLineBytes: flags.maxLineBytes },
   );
   onStopSignals(serving.stop);
-  return serving.done;
+  try {
+    return await serving.done;
+  } finally {
+    followed?.stop();
+  }
 };
 
 /** `validate`: every configuration and extension problem on stdout; status 1 when there is any. */

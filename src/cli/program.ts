@@ -72,6 +72,7 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .choices(['sequential', 'per-session'])
         .default('sequential'),
     )
+    .option('--watch', 'follow the configuration files; swap in each valid change between events')
     .addOption(
       new Option('--max-line-bytes <n>', 'longest accepted input line; longer ones get a hook_error')
         .argParser(positiveInteger)

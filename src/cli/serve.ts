@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { JsonLine } from '../events/input.js';
 import { encodeLine, type OutputLine } from '../output/lines.js';
 import { hookPipeline, type PipelineDeps, type PipelineOptions } from '../pipeline/pipeline.js';
@@ -51,7 +51,7 @@ export interface Serving {
  * pauses stdin too, until it drains.
  */
 export const serve = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   io: ServeIo,
   options: ServeOptions,
