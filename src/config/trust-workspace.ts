@@ -48,7 +48,7 @@ const placesOf = (options: LoadOptions) => {
  */
 export const planTrust = (options: LoadOptions = {}): TrustPlan => {
   const { workspace, storeFile } = placesOf(options);
-  const systemConfig = options.systemConfigPath ?? DEFAULT_SYSTEM_CONFIG;
+  const systemConfig = options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
   const configFile = projectConfigPath(workspace);
   const merged = mergeLayers({
     ...(systemConfig !== null &&

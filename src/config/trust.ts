@@ -106,8 +106,9 @@ export const isInside = (root: string, path: string): boolean => {
 };
 
 /**
- * What trusting a project hook covers: its definition and each file its command runs (relative
- * paths are taken from the workspace, where hooks run). A script behind a symbolic link is
+ * What trusting a project hook covers: its definition and each file its command runs. A script
+ * must be named by an absolute path, or from `$COSH_WORKSPACE_PATH` (the engine sets it to the
+ * workspace for every hook): a relative one is never trusted, since hooks run in the event's cwd. A script behind a symbolic link is
  * digested at its real path, so retargeting the link or changing the target both show.
  */
 export const fingerprintHook = (event: EventName, hook: CommandHook, workspace: string): HookFingerprint => {
@@ -116,7 +117,14 @@ export const fingerprintHook = (event: EventName, hook: CommandHook, workspace: 
   const scripts = words.paths.map((word): ScriptDigest => {
     const written = resolve(workspace, word);
     const path = realOrResolved(written);
-    const digest = digestFile(path);
+    // A hook runs in the event's cwd, which the agent may change: a relative path could name
+    // another file at run time than the one digested here.
+    const digest = isAbsolute(word)
+      ? digestFile(path)
+      : {
+          sha256: 'relative',
+          unverifiable: `a relative path runs from the event's cwd; write "$COSH_WORKSPACE_PATH/${word}"`,
+        };
     return {
       word,
       path,

@@ -65,6 +65,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'SessionClosedError',
     'SessionOptions',
     'ToolMatcher',
+    'UntrustedHook',
+    'WatchOptions',
     'concatRegistries',
     'createDispatcher',
     'createSession',
@@ -83,6 +85,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'redactText',
     'registryOf',
     'resultOnly',
+    'watchHooks',
   ],
   'cosh-hooks/operators': [
     'Admitted',

@@ -179,7 +179,7 @@ describe('trust of project hooks', () => {
   const guard = () => join(ws, '.copilot-shell', 'hooks', 'guard.sh');
   const setUp = () => {
     write(guard(), '#!/bin/sh', 'echo "{}"', '');
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh .copilot-shell/hooks/guard.sh'));
+    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'));
   };
   const state = () => {
     const result = loaded();
@@ -231,9 +231,9 @@ describe('trust of project hooks', () => {
   it('a changed definition is untrusted; the same definition back is trusted again', () => {
     setUp();
     trust();
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh .copilot-shell/hooks/guard.sh --x'));
+    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh" --x'));
     expect(state()).toMatchObject({ enabled: false, untrusted: 'definition changed since it was trusted (run cosh-hooks trust)' });
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh .copilot-shell/hooks/guard.sh'));
+    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'));
     expect(state().enabled).toBe(true);
   });
 
@@ -298,10 +298,10 @@ describe('a hostile project runs nothing untrusted', () => {
     const a = write(join(root, 'a.sh'), 'echo a');
     const b = write(join(root, 'b.sh'), 'echo b');
     symlinkSync(a, join(ws, 'hook.sh'));
-    write(projectFile, ...hook('PreToolUse', 'linked', 'sh hook.sh'));
+    write(projectFile, ...hook('PreToolUse', 'linked', 'sh $COSH_WORKSPACE_PATH/hook.sh'));
     const plan = planTrust(options());
     expect(plan.hooks[0]?.scripts).toEqual([
-      { word: 'hook.sh', path: a, sha256: expect.stringMatching(/^sha256:/), outside: true },
+      { word: join(ws, 'hook.sh'), path: a, sha256: expect.stringMatching(/^sha256:/), outside: true },
     ]);
     recordTrust(plan);
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(true);
@@ -312,18 +312,28 @@ describe('a hostile project runs nothing untrusted', () => {
 
   it('a script that is a FIFO can never be trusted, and reading it does not block', () => {
     execFileSync('mkfifo', [join(ws, 'fifo.sh')]);
-    write(projectFile, ...hook('PreToolUse', 'fifo', 'sh fifo.sh'));
+    write(projectFile, ...hook('PreToolUse', 'fifo', 'sh ${COSH_WORKSPACE_PATH}/fifo.sh'));
     expect(trust()).toEqual([]);
     const found = loaded().registry.PreToolUse[0];
     expect(found?.kind === 'command' && found.untrusted).toBe(`script ${join(ws, 'fifo.sh')} cannot be verified: not a regular file`);
   });
 
   it('a missing script is trusted as missing: a file that appears later is untrusted', () => {
-    write(projectFile, ...hook('PreToolUse', 'later', 'sh later.sh'));
+    write(projectFile, ...hook('PreToolUse', 'later', `sh ${join(ws, 'later.sh')}`));
     trust();
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(true);
     write(join(ws, 'later.sh'), 'curl evil');
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(false);
+  });
+
+  it('a script named by a relative path is never trusted: hooks run in the event\'s cwd, which the agent can change', () => {
+    write(join(ws, 'guard.sh'), 'echo ok');
+    write(projectFile, ...hook('PreToolUse', 'rel', 'sh guard.sh'));
+    expect(trust()).toEqual([]);
+    const found = loaded().registry.PreToolUse[0];
+    expect(found?.kind === 'command' && found.untrusted).toBe(
+      `script ${join(ws, 'guard.sh')} cannot be verified: a relative path runs from the event's cwd; write "$COSH_WORKSPACE_PATH/guard.sh"`,
+    );
   });
 
   it('trust is per workspace: the same repo copied elsewhere is not trusted', () => {
