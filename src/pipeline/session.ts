@@ -5,6 +5,7 @@ import {
   EMPTY,
   finalize,
   isObservable,
+  map,
   of,
   ReplaySubject,
   Subject,
@@ -87,9 +88,12 @@ export const createSession = (
 ): Session => {
   let closed = false;
   // A registry$ is followed until close(); each event takes the registry current when it starts.
+  // A fixed registry is paired as is: nothing to follow.
   const latest = new ReplaySubject<Registry>(1);
   const registries = isObservable(registry) ? registry.subscribe(latest) : undefined;
-  if (!isObservable(registry)) latest.next(registry);
+  const withRegistry = isObservable(registry)
+    ? withLatestRegistry<void>(latest)
+    : map((): readonly [void, Registry] => [undefined, registry]);
   // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
   const opened = openRun(deps.executor);
   const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
@@ -148,7 +152,7 @@ export const createSession = (
       enter(key, turn);
       return go.pipe(
         take(1),
-        withLatestRegistry(latest),
+        withRegistry,
         concatMap(([, current]) => {
           const job: MatchedEvent = { kind: 'event', seq: jobSeq, event, chain: chainFor(current, event) };
           return runEvent(job, runDeps);
