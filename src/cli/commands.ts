@@ -69,7 +69,10 @@ export interface RunFlags extends ConfigFlags, ExecutionFlags {
 
 /** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
 export const runCommand = async (flags: RunFlags): Promise<number> => {
-  const followed = flags.watch === true ? followConfiguration(toLoadOptions(flags, process.cwd()), stderrColor()) : undefined;
+  const followed =
+    flags.watch === true
+      ? followConfiguration(toLoadOptions(flags, process.cwd()), stderrColor())
+      : undefined;
   const loaded = followed?.initial ?? load(flags);
   if (followed === undefined) reportProblems(loaded);
   if (!loaded.ok) {

@@ -193,9 +193,12 @@ export const formatChains = (registry: Registry, sources: Sources, color: boolea
   for (const layer of sources.layers ?? []) {
     if (layer.layer === 'user' || layer.state === 'missing') continue;
     const state = layer.state === 'read' ? 'read' : `ignored: ${layer.reason ?? ''}`;
-    out.push(`${p.bold(`${layer.layer} config`.padEnd(12))} ${printableLine(layer.file)} ${p.dim(`(${printableLine(state)})`)}`);
+    out.push(
+      `${p.bold(`${layer.layer} config`.padEnd(12))} ${printableLine(layer.file)} ${p.dim(`(${printableLine(state)})`)}`,
+    );
   }
-  if (sources.managedOnly === true) out.push(`${p.bold('managed')}      ${p.yellow('only system hooks and system extensions run')}`);
+  if (sources.managedOnly === true)
+    out.push(`${p.bold('managed')}      ${p.yellow('only system hooks and system extensions run')}`);
   if (sources.extensions.length === 0) out.push(`${p.bold('extensions')}   ${p.dim('none')}`);
   sources.extensions.forEach((extension, i) => {
     const label = i === 0 ? `${p.bold('extensions')}   ` : ' '.repeat(13);

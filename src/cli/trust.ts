@@ -1,5 +1,11 @@
 import { formatProblem } from '../config/problems.js';
-import { planTrust, recordTrust, revokeTrust, type TrustCandidate, type TrustPlan } from '../config/trust-workspace.js';
+import {
+  planTrust,
+  recordTrust,
+  revokeTrust,
+  type TrustCandidate,
+  type TrustPlan,
+} from '../config/trust-workspace.js';
 import { formatProblemLines, printableJson, printableLine } from './format.js';
 import { toLoadOptions, type ConfigFlags } from './options.js';
 import { palette, useColor } from './style.js';
@@ -10,7 +16,8 @@ export interface TrustFlags extends ConfigFlags {
   readonly json?: boolean;
 }
 
-const where = (hook: TrustCandidate): string => (hook.line === undefined ? hook.file : `${hook.file}:${hook.line}`);
+const where = (hook: TrustCandidate): string =>
+  hook.line === undefined ? hook.file : `${hook.file}:${hook.line}`;
 
 /** What will be trusted: each hook's command and every file it runs, with its digest. */
 const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
@@ -25,7 +32,9 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
       const notes = [
         ...(script.outside === true ? ['outside the workspace'] : []),
         ...(script.sha256 === 'missing' ? ['missing: trusted as absent'] : []),
-        ...(script.unverifiable !== undefined ? [`cannot be verified (${script.unverifiable}): not trusted`] : []),
+        ...(script.unverifiable !== undefined
+          ? [`cannot be verified (${script.unverifiable}): not trusted`]
+          : []),
       ];
       out.push(
         `  script ${printableLine(script.path)}  ${script.sha256}${notes.length > 0 ? p.yellow(`  (${notes.join('; ')})`) : ''}`,
@@ -33,7 +42,9 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
     }
     if (hook.scripts.length === 0) out.push(p.dim('  script: none named in the command'));
     if (hook.undetermined !== undefined)
-      out.push(p.yellow(`  note: ${printableLine(hook.undetermined)}: only the command text is covered there`));
+      out.push(
+        p.yellow(`  note: ${printableLine(hook.undetermined)}: only the command text is covered there`),
+      );
   }
   return out;
 };
@@ -57,12 +68,18 @@ export const trustCommand = (flags: TrustFlags): number => {
       );
       return 0;
     } catch (error) {
-      process.stderr.write(`cosh-hooks: cannot write the trust store: ${printableLine((error as Error).message)}\n`);
+      process.stderr.write(
+        `cosh-hooks: cannot write the trust store: ${printableLine((error as Error).message)}\n`,
+      );
       return 1;
     }
   }
   const plan = planTrust(options);
-  const problems = formatProblemLines(plan.errors.map(formatProblem), plan.warnings.map(formatProblem), false);
+  const problems = formatProblemLines(
+    plan.errors.map(formatProblem),
+    plan.warnings.map(formatProblem),
+    false,
+  );
   if (problems.length > 0) process.stderr.write(`${problems.join('\n')}\n`);
   if (plan.errors.length > 0) return 2;
   if (plan.project?.state !== 'read' || plan.hooks.length === 0) {
@@ -73,18 +90,26 @@ export const trustCommand = (flags: TrustFlags): number => {
     process.stderr.write(`cosh-hooks: nothing to trust: ${printableLine(why)}\n`);
     return 1;
   }
-  const refused = plan.hooks.filter((hook) => hook.scripts.some((script) => script.unverifiable !== undefined));
+  const refused = plan.hooks.filter((hook) =>
+    hook.scripts.some((script) => script.unverifiable !== undefined),
+  );
   let recorded: readonly TrustCandidate[] = [];
   if (flags.dryRun !== true) {
     try {
       recorded = recordTrust(plan);
     } catch (error) {
-      process.stderr.write(`cosh-hooks: cannot write the trust store: ${printableLine((error as Error).message)}\n`);
+      process.stderr.write(
+        `cosh-hooks: cannot write the trust store: ${printableLine((error as Error).message)}\n`,
+      );
       return 1;
     }
   }
   if (flags.json === true) {
-    const report = { ...plan, recorded: recorded.map(({ event, name }) => ({ event, name })), dry_run: flags.dryRun === true };
+    const report = {
+      ...plan,
+      recorded: recorded.map(({ event, name }) => ({ event, name })),
+      dry_run: flags.dryRun === true,
+    };
     process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
   } else {
     const lines = formatPlan(plan, color);

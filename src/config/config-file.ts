@@ -115,11 +115,11 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       if (isUnnamed(table.name)) continue;
       tableIndex[event].push(index);
       hooks[event].push(
-          commandHookOf(
-            { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
-            'config',
-          ),
-        );
+        commandHookOf(
+          { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
+          'config',
+        ),
+      );
     }
   }
   const layering = {

@@ -30,7 +30,8 @@ export const LAYER_SOURCE: Readonly<Record<Layer, string>> = {
 export const DEFAULT_SYSTEM_CONFIG = '/etc/copilot-shell/config.toml';
 
 /** The project layer's path inside a workspace. */
-export const projectConfigPath = (workspace: string): string => join(workspace, '.copilot-shell', 'config.toml');
+export const projectConfigPath = (workspace: string): string =>
+  join(workspace, '.copilot-shell', 'config.toml');
 
 /** One layer to read: its file, and whether it was named explicitly (then it must exist). */
 export interface LayerFile {
@@ -202,7 +203,10 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     const realFile = realOr(options.project.file);
     if (managedOnly) ignore(options.project, 'managed-only mode (system config)');
     else if (!projectHooksOn) ignore(options.project, 'project_hooks = false (system config)');
-    else if (!isInside(realWorkspace, realFile) || !isInside(realWorkspace, realOr(dirname(options.project.file)))) {
+    else if (
+      !isInside(realWorkspace, realFile) ||
+      !isInside(realWorkspace, realOr(dirname(options.project.file)))
+    ) {
       files.push(options.project.file);
       ignore(options.project, `a link out of the workspace (to ${realFile})`);
       warnings.push({
@@ -216,7 +220,8 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
   }
 
   let enabled = true;
-  for (const read of [system, user]) if (read?.decoded.layering?.enabledSet === true) enabled = read.decoded.enabled;
+  for (const read of [system, user])
+    if (read?.decoded.layering?.enabledSet === true) enabled = read.decoded.enabled;
 
   const hooks = byEvent((): CommandHook[] => []);
   const placed = (read: ReadLayer, event: EventName) =>
@@ -233,7 +238,11 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
         message: `replaces the ${fromSystem.length} ${event} hook(s) of ${system?.file ?? systemFile}, as cosh-core merges layers`,
       });
     }
-    hooks[event].push(...(replaces && user !== undefined ? placed(user, event) : [...fromSystem, ...(user === undefined ? [] : placed(user, event))]));
+    hooks[event].push(
+      ...(replaces && user !== undefined
+        ? placed(user, event)
+        : [...fromSystem, ...(user === undefined ? [] : placed(user, event))]),
+    );
   }
 
   const untrusted: UntrustedHook[] = [];

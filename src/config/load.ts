@@ -109,7 +109,8 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const stateDir = resolve(options.stateDir ?? join(base, 'states'));
   const workspace = resolve(options.workspace ?? process.cwd());
 
-  const systemConfig = options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
+  const systemConfig =
+    options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
   const config = mergeLayers({
     ...(systemConfig !== null &&
       systemConfig !== false && {

@@ -22,20 +22,26 @@ export const MAX_TRUSTED_WORKSPACES = 256;
 export const MAX_TRUSTED_HOOKS = 1024;
 
 const Script = named(t.type({ path: t.string, sha256: t.string }), 'a script record');
-const Hook = named(t.type({
-  event: t.string,
-  name: t.string,
-  command: t.string,
-  definition: t.string,
-  scripts: t.array(Script),
-}), 'a trusted hook record');
+const Hook = named(
+  t.type({
+    event: t.string,
+    name: t.string,
+    command: t.string,
+    definition: t.string,
+    scripts: t.array(Script),
+  }),
+  'a trusted hook record',
+);
 const Workspace = named(
   t.type({ trusted_at: t.string, config: t.string, hooks: t.array(Hook) }),
   'a workspace record',
 );
 /** The store's shape; anything else in the file makes the whole store untrusted. */
 export const TrustStoreFile = named(
-  t.type({ version: t.literal(1), workspaces: named(t.record(t.string, Workspace), 'an object of workspaces') }),
+  t.type({
+    version: t.literal(1),
+    workspaces: named(t.record(t.string, Workspace), 'an object of workspaces'),
+  }),
   'a trust store',
 );
 export type TrustStoreFile = t.TypeOf<typeof TrustStoreFile>;
@@ -95,7 +101,10 @@ export const withWorkspace = (
   const kept = others.slice(Math.max(0, others.length - (MAX_TRUSTED_WORKSPACES - 1)));
   return {
     version: 1,
-    workspaces: Object.fromEntries([...kept, [workspace, { ...entry, hooks: entry.hooks.slice(0, MAX_TRUSTED_HOOKS) }]]),
+    workspaces: Object.fromEntries([
+      ...kept,
+      [workspace, { ...entry, hooks: entry.hooks.slice(0, MAX_TRUSTED_HOOKS) }],
+    ]),
   };
 };
 

@@ -48,12 +48,17 @@ const placesOf = (options: LoadOptions) => {
  */
 export const planTrust = (options: LoadOptions = {}): TrustPlan => {
   const { workspace, storeFile } = placesOf(options);
-  const systemConfig = options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
+  const systemConfig =
+    options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
   const configFile = projectConfigPath(workspace);
   const merged = mergeLayers({
     ...(systemConfig !== null &&
       systemConfig !== false && {
-        system: { layer: 'system', file: resolve(systemConfig), explicit: options.systemConfigPath !== undefined },
+        system: {
+          layer: 'system',
+          file: resolve(systemConfig),
+          explicit: options.systemConfigPath !== undefined,
+        },
       }),
     project: { layer: 'project', file: configFile, explicit: false },
     workspace,
@@ -80,7 +85,9 @@ export const planTrust = (options: LoadOptions = {}): TrustPlan => {
  * written.
  */
 export const recordTrust = (plan: TrustPlan, now: Date = new Date()): readonly TrustCandidate[] => {
-  const recorded = plan.hooks.filter((hook) => hook.scripts.every((script) => script.unverifiable === undefined));
+  const recorded = plan.hooks.filter((hook) =>
+    hook.scripts.every((script) => script.unverifiable === undefined),
+  );
   const { store } = readTrustStore(plan.storeFile);
   writeTrustStore(
     plan.storeFile,
@@ -94,7 +101,9 @@ export const recordTrust = (plan: TrustPlan, now: Date = new Date()): readonly T
 };
 
 /** Removes the workspace's entry from the store; false when there was none. Throws when it cannot write. */
-export const revokeTrust = (options: LoadOptions = {}): { readonly workspace: string; readonly removed: boolean } => {
+export const revokeTrust = (
+  options: LoadOptions = {},
+): { readonly workspace: string; readonly removed: boolean } => {
   const places = placesOf(options);
   const workspace = realOr(places.workspace);
   const { store } = readTrustStore(places.storeFile);

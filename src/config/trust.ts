@@ -39,7 +39,8 @@ export interface HookFingerprint {
   readonly undetermined?: string;
 }
 
-const sha256 = (data: string | Uint8Array): string => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+const sha256 = (data: string | Uint8Array): string =>
+  `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
 /** The hook's definition as one canonical JSON text: keys in a fixed order, `env` sorted. */
 export const definitionText = (event: EventName, hook: CommandHook): string =>
@@ -169,7 +170,10 @@ export const trustVerdict = (
 ): TrustVerdict => {
   const unverifiable = found.scripts.find((script) => script.unverifiable !== undefined);
   if (unverifiable !== undefined)
-    return { trusted: false, reason: `script ${unverifiable.path} cannot be verified: ${unverifiable.unverifiable}` };
+    return {
+      trusted: false,
+      reason: `script ${unverifiable.path} cannot be verified: ${unverifiable.unverifiable}`,
+    };
   if (trusted === undefined || trusted.length === 0)
     return { trusted: false, reason: 'project not trusted (run cosh-hooks trust)' };
   const sameDefinition = trusted.filter((record) => record.definition === found.definition);
@@ -185,8 +189,9 @@ export const trustVerdict = (
   if (sameDefinition.some((record) => sameScripts(found.scripts, record.scripts))) return { trusted: true };
   const record = sameDefinition[0]!;
   const changed =
-    found.scripts.find((script, i) => script.path !== record.scripts[i]?.path || script.sha256 !== record.scripts[i]?.sha256) ??
-    found.scripts[0];
+    found.scripts.find(
+      (script, i) => script.path !== record.scripts[i]?.path || script.sha256 !== record.scripts[i]?.sha256,
+    ) ?? found.scripts[0];
   return {
     trusted: false,
     reason:

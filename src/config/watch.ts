@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  watch,
+  type FSWatcher,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   asyncScheduler,
@@ -54,7 +64,11 @@ const stateOfFile = (file: string): string => {
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(64 * 1024);
     let total = 0;
-    for (let count = readSync(fd, buffer); count > 0 && total <= MAX_DIGESTED_BYTES; count = readSync(fd, buffer)) {
+    for (
+      let count = readSync(fd, buffer);
+      count > 0 && total <= MAX_DIGESTED_BYTES;
+      count = readSync(fd, buffer)
+    ) {
       total += count;
       hash.update(buffer.subarray(0, count));
     }
@@ -164,7 +178,10 @@ interface Loaded {
  *
  * Example: `watchHooks({ workspace }).pipe(filter((r) => r.ok), map((r) => r.registry))` is a `registry$`.
  */
-export const watchHooks = (options: LoadOptions = {}, watchOptions: WatchOptions = {}): Observable<LoadResult> => {
+export const watchHooks = (
+  options: LoadOptions = {},
+  watchOptions: WatchOptions = {},
+): Observable<LoadResult> => {
   const settleMs = watchOptions.settleMs ?? 100;
   const scheduler = watchOptions.scheduler ?? asyncScheduler;
   const loadOnce = (before: (followed: Followed) => Fingerprint): Loaded => {

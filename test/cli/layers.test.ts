@@ -1,4 +1,13 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,7 +81,10 @@ describe('cosh-hooks trust', () => {
     });
     const store = join(home, '.copilot-shell', 'states', 'trust.json');
     expect(statSync(store).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(store, 'utf8'))).toMatchObject({ version: 1, workspaces: { [ws]: { hooks: [{ name: 'guard' }] } } });
+    expect(JSON.parse(readFileSync(store, 'utf8'))).toMatchObject({
+      version: 1,
+      workspaces: { [ws]: { hooks: [{ name: 'guard' }] } },
+    });
 
     const after = await cli(['run', ...flags()], { input: jsonl(event('t2')) });
     expect(decisionOf(after.stdout)).toMatchObject({ decision: 'block', reason: 'project says no' });
@@ -108,11 +120,15 @@ describe('cosh-hooks trust', () => {
     const dry = await cli(['trust', ...flags(), '--dry-run'], { env: { NO_COLOR: '1' } });
     expect(dry.stdout).toContain('dry run: nothing recorded (1 hook(s) would be trusted)');
     expect(dry.stdout).toContain(`script ${guardScript()}  sha256:`);
-    expect((await cli(['run', ...flags()], { input: jsonl(event('t')) })).stdout).toContain('"decision":"none"');
+    expect((await cli(['run', ...flags()], { input: jsonl(event('t')) })).stdout).toContain(
+      '"decision":"none"',
+    );
     await cli(['trust', ...flags()]);
     const revoke = await cli(['trust', ...flags(), '--revoke']);
     expect(revoke.stdout).toBe(`revoked trust in ${ws}\n`);
-    expect((await cli(['run', ...flags()], { input: jsonl(event('t')) })).stdout).toContain('"decision":"none"');
+    expect((await cli(['run', ...flags()], { input: jsonl(event('t')) })).stdout).toContain(
+      '"decision":"none"',
+    );
   });
 
   it('a system config with project_hooks = false: trust has nothing to do, run reads no project file', async () => {
@@ -120,16 +136,24 @@ describe('cosh-hooks trust', () => {
     write(join(ws, '.copilot-shell', 'config.toml'), 'not toml at all [');
     const trust = await cli(['trust', ...flags()]);
     expect(trust.code).toBe(1);
-    expect(trust.stderr).toContain('nothing to trust: the project layer is not read: project_hooks = false (system config)');
+    expect(trust.stderr).toContain(
+      'nothing to trust: the project layer is not read: project_hooks = false (system config)',
+    );
     const run = await cli(['run', ...flags()], { input: jsonl(event('t')) });
     expect(run.code).toBe(0);
   });
 
   it('managed_only: only the system hooks run, whatever the user config says', async () => {
-    write(system, `[hooks]\nmanaged_only = true\n${table('PreToolUse', 'corp', prints({ decision: 'block', reason: 'corp policy' }))}`);
+    write(
+      system,
+      `[hooks]\nmanaged_only = true\n${table('PreToolUse', 'corp', prints({ decision: 'block', reason: 'corp policy' }))}`,
+    );
     write(join(home, '.copilot-shell', 'config.toml'), '[hooks]\nenabled = false\n');
     const run = await cli(['run', ...flags()], { input: jsonl(event('t')) });
-    expect(decisionOf(run.stdout)).toMatchObject({ decision: 'block', hooks: [{ name: 'corp', source: 'config:system' }] });
+    expect(decisionOf(run.stdout)).toMatchObject({
+      decision: 'block',
+      hooks: [{ name: 'corp', source: 'config:system' }],
+    });
     const list = await cli(['list', ...flags()], { env: { NO_COLOR: '1' } });
     expect(list.stdout).toContain('managed      only system hooks and system extensions run');
   });
@@ -172,7 +196,9 @@ describe('cosh-hooks run --watch', () => {
     expect(await ask('t2')).toMatchObject({ reason: 'v2' });
     write(user, `${allow('v3')}timeout = "soon"\n`);
     await until(() => err.includes('keeping the last good configuration'));
-    expect(err).toContain(`${user}:4: hooks.PreToolUse[0].timeout: expected an integer 1..600000, got "soon"`);
+    expect(err).toContain(
+      `${user}:4: hooks.PreToolUse[0].timeout: expected an integer 1..600000, got "soon"`,
+    );
     expect(await ask('t3')).toMatchObject({ reason: 'v2' });
     child.stdin.end();
     const result = await done;

@@ -2,7 +2,15 @@
 // run by bash in a scratch folder with the built `cosh-hooks` on PATH; what it prints must be the
 // page's text block.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +41,12 @@ describe("recipes: trusting a project's hooks", () => {
     chmodSync(join(bin, 'cosh-hooks'), 0o755);
     const printed = execFileSync('bash', ['-e', '-c', block('sh')], {
       cwd: root,
-      env: { ...process.env, HOME: join(root, 'home'), PATH: `${bin}:${process.env['PATH'] ?? ''}`, NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        HOME: join(root, 'home'),
+        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+        NO_COLOR: '1',
+      },
       encoding: 'utf8',
     });
     expect(printed.replaceAll(join(root, 'repo'), '/repo')).toBe(block('text'));

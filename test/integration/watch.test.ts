@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { filter, firstValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { execaExecutor, hookPipeline, defaultDeps, type HookDecision, type LoadOptions, type LoadResult } from '../../src/index.js';
+import {
+  execaExecutor,
+  hookPipeline,
+  defaultDeps,
+  type HookDecision,
+  type LoadOptions,
+  type LoadResult,
+} from '../../src/index.js';
 import { watchHooks } from '../../src/config/watch.js';
 import { planTrust, recordTrust } from '../../src/config/trust-workspace.js';
 import type { Registry } from '../../src/registry/hook.js';
@@ -40,7 +47,12 @@ const write = (path: string, text: string) => {
 /** A hook table whose command answers allow with `reason` = its name. */
 const answering = (name: string, command = `printf '{"decision":"allow","reason":"${name}"}'`) =>
   `[[hooks.PreToolUse]]\nname = "${name}"\ncommand = ${JSON.stringify(command)}\n`;
-const options: () => LoadOptions = () => ({ home, workspace: ws, systemConfigPath: null, systemExtensionsDir: null });
+const options: () => LoadOptions = () => ({
+  home,
+  workspace: ws,
+  systemConfigPath: null,
+  systemExtensionsDir: null,
+});
 
 const waitForFile = async (path: string) => {
   while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -67,12 +79,19 @@ const engine = () => {
   return {
     results,
     /** Resolves with the next load that `accept` accepts. */
-    nextLoad: (accept: (result: LoadResult) => boolean = () => true) => firstValueFrom(changed.pipe(filter(accept))),
+    nextLoad: (accept: (result: LoadResult) => boolean = () => true) =>
+      firstValueFrom(changed.pipe(filter(accept))),
     decide: (id: string): Promise<HookDecision> => {
       seq += 1;
       const wanted = seq;
       const answer = firstValueFrom(decisions.pipe(filter((decision) => decision.seq === wanted)));
-      input.next({ hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell', tool_use_id: id, tool_input: {} });
+      input.next({
+        hook_event_name: 'PreToolUse',
+        session_id: 's',
+        tool_name: 'shell',
+        tool_use_id: id,
+        tool_input: {},
+      });
       return answer;
     },
   };
@@ -95,7 +114,12 @@ describe('watchHooks with real files while events flow', () => {
     write(userFile, `${answering('v3')}timeout = 0\n`);
     const bad = await rejected;
     expect(bad.ok ? [] : bad.errors).toEqual([
-      { file: userFile, line: 4, path: 'hooks.PreToolUse[0].timeout', message: 'expected an integer 1..600000, got 0' },
+      {
+        file: userFile,
+        line: 4,
+        path: 'hooks.PreToolUse[0].timeout',
+        message: 'expected an integer 1..600000, got 0',
+      },
     ]);
     expect((await e.decide('3')).reason).toBe('v2');
   });
@@ -143,7 +167,10 @@ describe('watchHooks with real files while events flow', () => {
   it('appending one byte to a trusted project script untrusts the hook at once: the next event does not run it', async () => {
     const script = join(ws, '.copilot-shell', 'guard.sh');
     write(script, `printf '{"decision":"block","reason":"guarded"}'\n`);
-    write(join(ws, '.copilot-shell', 'config.toml'), answering('guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/guard.sh"'));
+    write(
+      join(ws, '.copilot-shell', 'config.toml'),
+      answering('guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/guard.sh"'),
+    );
     recordTrust(planTrust({ ...options() }));
     const e = engine();
     expect((await e.decide('1')).decision).toBe('block');
@@ -166,9 +193,8 @@ describe('watchHooks with real files while events flow', () => {
     const reloaded = e.nextLoad();
     write(userFile, answering('other'));
     await reloaded;
-    expect(e.results.map((result) => (result.ok ? result.registry.PreToolUse.map((h) => h.name).join() : 'error'))).toEqual([
-      'same',
-      'other',
-    ]);
+    expect(
+      e.results.map((result) => (result.ok ? result.registry.PreToolUse.map((h) => h.name).join() : 'error')),
+    ).toEqual(['same', 'other']);
   });
 });

@@ -84,7 +84,10 @@ describe('layers: system, user, project, merged as cosh-core merges them', () =>
     write(projectFile, ...hook('Stop', 'proj-stop'));
     const result = loaded();
     expect(names(result.registry, 'PreToolUse')).toEqual(['config/user-guard']);
-    expect(names(result.registry, 'Stop')).toEqual(['config:system/sys-stop', 'config:project/proj-stop (off)']);
+    expect(names(result.registry, 'Stop')).toEqual([
+      'config:system/sys-stop',
+      'config:project/proj-stop (off)',
+    ]);
     expect(result.warnings.map(formatProblem)).toContain(
       `${userFile}:2: hooks.PreToolUse: replaces the 1 PreToolUse hook(s) of ${systemFile}, as cosh-core merges layers`,
     );
@@ -111,7 +114,10 @@ describe('layers: system, user, project, merged as cosh-core merges them', () =>
     write(userFile, '[hooks]', 'enabled = false');
     write(projectFile, '[hooks]', 'enabled = true', ...hook('Stop', 'proj'));
     trust();
-    expect(names(loaded().registry, 'Stop')).toEqual(['config:system/sys (off)', 'config:project/proj (off)']);
+    expect(names(loaded().registry, 'Stop')).toEqual([
+      'config:system/sys (off)',
+      'config:project/proj (off)',
+    ]);
   });
 
   it('every problem names its file and line, whichever layer it is in', () => {
@@ -137,19 +143,29 @@ describe('managed mode (system config only)', () => {
     write(systemFile, '[hooks]', 'managed_only = true', ...hook('PreToolUse', 'sys'));
     write(userFile, '[hooks]', 'enabled = false', ...hook('PreToolUse', 'user'));
     write(projectFile, ...hook('PreToolUse', 'proj'));
-    write(join(home, '.copilot-shell', 'extensions', 'e', 'cosh-extension.json'), JSON.stringify({ name: 'e', hooks: { PreToolUse: [{ hooks: [{ type: 'command', name: 'ext', command: 'x' }] }] } }));
+    write(
+      join(home, '.copilot-shell', 'extensions', 'e', 'cosh-extension.json'),
+      JSON.stringify({
+        name: 'e',
+        hooks: { PreToolUse: [{ hooks: [{ type: 'command', name: 'ext', command: 'x' }] }] },
+      }),
+    );
     write(join(stateDir, 'hooks.json'), '{"disabled": ["sys"]}');
     const claude = write(join(root, 'claude.json'), '{"hooks":{}}');
     const result = loaded({ foreignSettings: [{ dialect: 'claude', file: claude }] });
     expect(names(result.registry, 'PreToolUse')).toEqual(['config:system/sys']);
     expect(result.sources.managedOnly).toBe(true);
     expect(result.sources.extensions).toEqual([]);
-    expect(result.sources.layers?.map((layer) => `${layer.layer}:${layer.state}:${layer.reason ?? ''}`)).toEqual([
+    expect(
+      result.sources.layers?.map((layer) => `${layer.layer}:${layer.state}:${layer.reason ?? ''}`),
+    ).toEqual([
       'system:read:',
       'user:ignored:managed-only mode (system config)',
       'project:ignored:managed-only mode (system config)',
     ]);
-    expect(result.warnings.map(formatProblem)).toEqual([`${claude}: not loaded: the system config sets managed-only mode`]);
+    expect(result.warnings.map(formatProblem)).toEqual([
+      `${claude}: not loaded: the system config sets managed-only mode`,
+    ]);
   });
 
   it('project_hooks = false: the project layer is not read at all', () => {
@@ -179,18 +195,28 @@ describe('trust of project hooks', () => {
   const guard = () => join(ws, '.copilot-shell', 'hooks', 'guard.sh');
   const setUp = () => {
     write(guard(), '#!/bin/sh', 'echo "{}"', '');
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'));
+    write(
+      projectFile,
+      ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'),
+    );
   };
   const state = () => {
     const result = loaded();
     const found = result.registry.PreToolUse[0];
-    return { enabled: found?.enabled, untrusted: found?.kind === 'command' ? found.untrusted : undefined, result };
+    return {
+      enabled: found?.enabled,
+      untrusted: found?.kind === 'command' ? found.untrusted : undefined,
+      result,
+    };
   };
 
   it('a project hook does not run until trusted; the untrusted record is data with file and line', () => {
     setUp();
     const { enabled, untrusted, result } = state();
-    expect({ enabled, untrusted }).toEqual({ enabled: false, untrusted: 'project not trusted (run cosh-hooks trust)' });
+    expect({ enabled, untrusted }).toEqual({
+      enabled: false,
+      untrusted: 'project not trusted (run cosh-hooks trust)',
+    });
     expect(result.untrusted).toEqual([
       {
         type: 'untrusted_hook',
@@ -231,9 +257,18 @@ describe('trust of project hooks', () => {
   it('a changed definition is untrusted; the same definition back is trusted again', () => {
     setUp();
     trust();
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh" --x'));
-    expect(state()).toMatchObject({ enabled: false, untrusted: 'definition changed since it was trusted (run cosh-hooks trust)' });
-    write(projectFile, ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'));
+    write(
+      projectFile,
+      ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh" --x'),
+    );
+    expect(state()).toMatchObject({
+      enabled: false,
+      untrusted: 'definition changed since it was trusted (run cosh-hooks trust)',
+    });
+    write(
+      projectFile,
+      ...hook('PreToolUse', 'guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/hooks/guard.sh"'),
+    );
     expect(state().enabled).toBe(true);
   });
 
@@ -315,7 +350,9 @@ describe('a hostile project runs nothing untrusted', () => {
     write(projectFile, ...hook('PreToolUse', 'fifo', 'sh ${COSH_WORKSPACE_PATH}/fifo.sh'));
     expect(trust()).toEqual([]);
     const found = loaded().registry.PreToolUse[0];
-    expect(found?.kind === 'command' && found.untrusted).toBe(`script ${join(ws, 'fifo.sh')} cannot be verified: not a regular file`);
+    expect(found?.kind === 'command' && found.untrusted).toBe(
+      `script ${join(ws, 'fifo.sh')} cannot be verified: not a regular file`,
+    );
   });
 
   it('a missing script is trusted as missing: a file that appears later is untrusted', () => {
@@ -326,7 +363,7 @@ describe('a hostile project runs nothing untrusted', () => {
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(false);
   });
 
-  it('a script named by a relative path is never trusted: hooks run in the event\'s cwd, which the agent can change', () => {
+  it("a script named by a relative path is never trusted: hooks run in the event's cwd, which the agent can change", () => {
     write(join(ws, 'guard.sh'), 'echo ok');
     write(projectFile, ...hook('PreToolUse', 'rel', 'sh guard.sh'));
     expect(trust()).toEqual([]);

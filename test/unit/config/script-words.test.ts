@@ -25,7 +25,10 @@ describe('scriptWords: the files a command runs, read from its text', () => {
   });
 
   it('a word the shell must expand is not determined, and says why', () => {
-    expect(paths('python3 $HOME/g.py')).toEqual({ paths: [], undetermined: 'a shell expansion in "$HOME/g.py"' });
+    expect(paths('python3 $HOME/g.py')).toEqual({
+      paths: [],
+      undetermined: 'a shell expansion in "$HOME/g.py"',
+    });
     expect(paths('sh `pick`').undetermined).toBe('a command substitution in "`pick`"');
     expect(paths('sh hooks/*.sh').undetermined).toBe('a glob in "hooks/*.sh"');
     expect(paths("sh 'open").undetermined).toBe('an unclosed quote in "open"');

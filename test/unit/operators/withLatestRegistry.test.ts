@@ -9,7 +9,8 @@ import { commandHook, createTestScheduler } from '../../../src/testing/index.js'
 const registryNamed = (name: string): Registry =>
   registryOf((event) => (event === 'PreToolUse' ? [commandHook(name)] : []));
 const R = { a: registryNamed('a'), b: registryNamed('b'), c: registryNamed('c') };
-const brief = ([value, registry]: readonly [string, Registry]) => `${value}${registry.PreToolUse[0]?.name ?? '?'}`;
+const brief = ([value, registry]: readonly [string, Registry]) =>
+  `${value}${registry.PreToolUse[0]?.name ?? '?'}`;
 
 describe('withLatestRegistry', () => {
   it('pairs each value with the registry current when it arrives; a later registry applies to later values only', () => {
@@ -42,7 +43,10 @@ describe('withLatestRegistry', () => {
     createTestScheduler().run(({ cold, hot, expectObservable }) => {
       const registry$ = cold('a|', R);
       const source = hot('  ---x--y|');
-      expectObservable(source.pipe(withLatestRegistry(registry$), map(brief))).toBe('---X--Y|', { X: 'xa', Y: 'ya' });
+      expectObservable(source.pipe(withLatestRegistry(registry$), map(brief))).toBe('---X--Y|', {
+        X: 'xa',
+        Y: 'ya',
+      });
     });
   });
 
@@ -50,14 +54,19 @@ describe('withLatestRegistry', () => {
     createTestScheduler().run(({ hot, expectObservable }) => {
       const registry$ = hot('a--#', R);
       const source = hot('  -x---y|');
-      expectObservable(source.pipe(withLatestRegistry(registry$), map(brief))).toBe('-X---Y|', { X: 'xa', Y: 'ya' });
+      expectObservable(source.pipe(withLatestRegistry(registry$), map(brief))).toBe('-X---Y|', {
+        X: 'xa',
+        Y: 'ya',
+      });
     });
   });
 
   it('an error of registry$ before any registry errors the output; so does the source erroring', () => {
     createTestScheduler().run(({ hot, expectObservable }) => {
       expectObservable(hot('-x--|').pipe(withLatestRegistry(hot('--#', R)), map(brief))).toBe('--#');
-      expectObservable(hot('-x-#').pipe(withLatestRegistry(hot('a---', R)), map(brief))).toBe('-X-#', { X: 'xa' });
+      expectObservable(hot('-x-#').pipe(withLatestRegistry(hot('a---', R)), map(brief))).toBe('-X-#', {
+        X: 'xa',
+      });
     });
   });
 
@@ -83,7 +92,11 @@ describe('withLatestRegistry', () => {
   });
 
   it('types: values keep their type, paired with a Registry', () => {
-    expectTypeOf(withLatestRegistry<number>(NEVER)).toEqualTypeOf<OperatorFunction<number, readonly [number, Registry]>>();
-    expectTypeOf(of('x').pipe(withLatestRegistry(of(R.a)))).toEqualTypeOf<Observable<readonly [string, Registry]>>();
+    expectTypeOf(withLatestRegistry<number>(NEVER)).toEqualTypeOf<
+      OperatorFunction<number, readonly [number, Registry]>
+    >();
+    expectTypeOf(of('x').pipe(withLatestRegistry(of(R.a)))).toEqualTypeOf<
+      Observable<readonly [string, Registry]>
+    >();
   });
 });

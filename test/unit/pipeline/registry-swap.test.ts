@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import type { OutputLine } from '../../../src/output/index.js';
 import { createDispatcher, createSession, hookPipeline } from '../../../src/pipeline/index.js';
 import { registryOf, type Registry } from '../../../src/registry/index.js';
-import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from '../../../src/testing/index.js';
+import {
+  commandHook,
+  createTestScheduler,
+  fakeExecutor,
+  results,
+  testDeps,
+} from '../../../src/testing/index.js';
 
 /*
  * The swap rules of a registry$ (docs/configuration.md, reload): a new configuration applies to
@@ -40,7 +46,10 @@ describe('hookPipeline with a registry$ (marbles)', () => {
       const fresh = cold('--n|', { n: results.block('new rule') });
       const registry$ = hot('a--b-----------', { a: chain('old1', 'old2'), b: chain('fresh') });
       const input = hot('   -xy-----------|', { x: pre('x'), y: pre('y') });
-      const { output$ } = hookPipeline(registry$, testDeps(scheduler, fakeExecutor({ old1, old2, fresh })))(input);
+      const { output$ } = hookPipeline(
+        registry$,
+        testDeps(scheduler, fakeExecutor({ old1, old2, fresh })),
+      )(input);
       // x: old1 from 1 to 5, old2 from 5 to 6 (the swap at 3 changes nothing for x); y, read at 2,
       // starts at 6 on b. Hooks that answer without a message have no notification.
       expectObservable(output$.pipe(map(brief))).toBe('------a-(bc)--|', {
