@@ -27,6 +27,18 @@ describe('withLatestRegistry', () => {
     });
   });
 
+  it('the marble of its doc comment', () => {
+    createTestScheduler().run(({ hot, expectObservable }) => {
+      const registry$ = hot('---a------b-------', R);
+      const source = hot('   -x---y------z--|');
+      expectObservable(source.pipe(withLatestRegistry(registry$), map(brief))).toBe('---X-Y------Z--|', {
+        X: 'xa',
+        Y: 'ya',
+        Z: 'zb',
+      });
+    });
+  });
+
   it('values before the first registry wait, in order, and nothing is lost', () => {
     createTestScheduler().run(({ hot, expectObservable }) => {
       const registry$ = hot('-----a--b--', R);
