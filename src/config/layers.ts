@@ -96,8 +96,11 @@ interface ReadLayer {
 
 const emptyResult = (): ConfigFileResult => ({ enabled: true, hooks: noHooks(), errors: [], warnings: [] });
 
-const readLayer = ({ layer, file, explicit }: LayerFile): ReadLayer | { missing: true } => {
-  const read = readText(file);
+const readLayer = (
+  { layer, file, explicit }: LayerFile,
+  from: string = file,
+): ReadLayer | { missing: true } => {
+  const read = readText(from);
   if (read.ok) return { layer, file, text: read.value, decoded: decodeConfigText(read.value, file) };
   if (read.error.missing && !explicit) return { missing: true };
   return { layer, file, decoded: { ...emptyResult(), errors: [{ file, message: read.error.message }] } };
@@ -169,10 +172,10 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
   const files: string[] = [];
   const systemFile = options.system?.file ?? DEFAULT_SYSTEM_CONFIG;
 
-  const take = (spec: LayerFile | undefined): ReadLayer | undefined => {
+  const take = (spec: LayerFile | undefined, from?: string): ReadLayer | undefined => {
     if (spec === undefined) return undefined;
     files.push(spec.file);
-    const read = readLayer(spec);
+    const read = readLayer(spec, from);
     if ('missing' in read) {
       layers.push({ layer: spec.layer, file: spec.file, state: 'missing' });
       return undefined;
@@ -214,7 +217,8 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
         message: `links out of the workspace (to ${realFile}); the project layer is not read`,
       });
     } else {
-      project = take(options.project);
+      // The file whose place was just checked is the one read: a link swapped in between is not followed.
+      project = take(options.project, realFile);
       if (project !== undefined) errors.push(...managedKeyErrors(project, systemFile));
     }
   }
