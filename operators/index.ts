@@ -17,6 +17,7 @@ export type { ChainStep } from './foldDecision.js';
 export { concatMapByKey } from './concatMapByKey.js';
 export { runObservers } from './runObservers.js';
 export type { Observation, ObserverRecord } from './runObservers.js';
+export { withLatestRegistry } from './withLatestRegistry.js';
 export { translateDialect } from './translateDialect.js';
 export type { RunOne } from './translateDialect.js';
 export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';

@@ -37,6 +37,9 @@ export type { HookOutcome } from './protocol/result.js';
 // Hooks: from configuration files, or defined in code.
 export { loadHooks, DEFAULT_SYSTEM_EXTENSIONS_DIR } from './config/load.js';
 export type { LoadOptions, LoadResult, LoadedSources } from './config/load.js';
+export { watchHooks } from './config/watch.js';
+export type { WatchOptions } from './config/watch.js';
+export type { UntrustedHook } from './config/layers.js';
 export type { ForeignSettings } from './config/foreign-load.js';
 export { formatProblem } from './config/problems.js';
 export type { ConfigProblem } from './config/problems.js';

@@ -1,3 +1,5 @@
+import { concat, EMPTY, from } from 'rxjs';
+import { configNotes } from './config-notes.js';
 import { readInputText } from '../config/files.js';
 import { describeThrown } from '../events/untrusted.js';
 import { registryOf } from '../registry/chain.js';
@@ -29,6 +31,7 @@ import { serve } from './serve.js';
 import { openAuditFile, type AuditFile } from './audit-file.js';
 import { otlpRequested, startOtlpExport, type OtlpExport } from '../audit/otlp.js';
 import type { AuditRecord } from '../audit/records.js';
+import { followConfiguration } from './follow.js';
 import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
@@ -84,6 +87,8 @@ export interface RunFlags extends ConfigFlags, ExecutionFlags {
   readonly otlpEndpoint?: string;
   /** `--otlp-content`: tool input and prompts on the spans (and in the audit), redacted. */
   readonly otlpContent?: boolean;
+  /** Follow the configuration files and swap in each valid change (docs/configuration.md, reload). */
+  readonly watch?: boolean;
 }
 
 /** What a run's audit goes to: the `--audit` file and the OTLP export, either, both or none. */
@@ -148,14 +153,24 @@ const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promi
 
 /** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
 export const runCommand = async (flags: RunFlags): Promise<number> => {
-  const loaded = load(flags);
-  reportProblems(loaded);
-  if (!loaded.ok) return EXIT.invalidConfig;
+  const followed =
+    flags.watch === true
+      ? followConfiguration(toLoadOptions(flags, process.cwd()), stderrColor())
+      : undefined;
+  const loaded = followed?.initial ?? load(flags);
+  if (followed === undefined) reportProblems(loaded);
+  if (!loaded.ok) {
+    followed?.stop();
+    return EXIT.invalidConfig;
+  }
   const outputs = await openAuditOutputs(flags);
-  if (!outputs.ok) return fail(outputs.error);
+  if (!outputs.ok) {
+    followed?.stop();
+    return fail(outputs.error);
+  }
   const onAudit = fanOut(outputs.value);
   const serving = serve(
-    loaded.registry,
+    followed?.registry$ ?? loaded.registry,
     engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     {
@@ -165,12 +180,18 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
       ...(flags.observerQueue !== undefined && { observerQueue: flags.observerQueue }),
       ...(flags.otlpContent === true && { auditContent: true }),
       ...(onAudit !== undefined && { onAudit }),
+      // Trust and reload records (docs/audit.md): the untrusted hooks at start, then each change.
+      auditNotes: concat(from(configNotes(loaded, 'start')), followed?.notes$ ?? EMPTY),
     },
   );
   onStopSignals(serving.stop);
-  const status = await serving.done;
-  await closeAuditOutputs(outputs.value, status >= 128);
-  return status;
+  try {
+    const status = await serving.done;
+    await closeAuditOutputs(outputs.value, status >= 128);
+    return status;
+  } finally {
+    followed?.stop();
+  }
 };
 
 /** `validate`: every configuration and extension problem on stdout; status 1 when there is any. */

@@ -167,6 +167,8 @@ export interface ListedHook {
   readonly enabled: boolean;
   /** An observer (docs/audit.md): present, and true, only for one. */
   readonly observe?: true;
+  /** Why a project hook does not run: it is not trusted (docs/configuration.md). */
+  readonly untrusted?: string;
   readonly description?: string;
   readonly extension_path?: string;
   /** Problems the load-time checks found in it; absent when none. */
@@ -184,6 +186,7 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   persistent: isPersistent(hook),
   enabled: hook.enabled,
   ...(hook.observe === true && { observe: true as const }),
+  ...(hook.kind === 'command' && hook.untrusted !== undefined && { untrusted: redactText(hook.untrusted) }),
   ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
   ...(problems.length > 0 && { problems: problems.map((problem) => redactText(problem)) }),
@@ -196,6 +199,8 @@ export const chainsToJson = (
   problems: readonly ConfigProblem[] = [],
 ) => ({
   config_file: sources.configFile ?? null,
+  ...(sources.layers !== undefined && { layers: sources.layers }),
+  ...(sources.managedOnly === true && { managed_only: true }),
   extensions: sources.extensions,
   events: byEvent((name) => registry[name].map((hook) => listed(hook, problemsOf(problems, name, hook)))),
 });
@@ -215,6 +220,16 @@ export const formatChains = (
   out.push(
     `${p.bold('config file')}  ${sources.configFile === undefined ? p.dim('none') : printableLine(sources.configFile)}`,
   );
+  // The other layers, when there is something to say: read, or ignored and why.
+  for (const layer of sources.layers ?? []) {
+    if (layer.layer === 'user' || layer.state === 'missing') continue;
+    const state = layer.state === 'read' ? 'read' : `ignored: ${layer.reason ?? ''}`;
+    out.push(
+      `${p.bold(`${layer.layer} config`.padEnd(12))} ${printableLine(layer.file)} ${p.dim(`(${printableLine(state)})`)}`,
+    );
+  }
+  if (sources.managedOnly === true)
+    out.push(`${p.bold('managed')}      ${p.yellow('only system hooks and system extensions run')}`);
   if (sources.extensions.length === 0) out.push(`${p.bold('extensions')}   ${p.dim('none')}`);
   sources.extensions.forEach((extension, i) => {
     const label = i === 0 ? `${p.bold('extensions')}   ` : ' '.repeat(13);
@@ -239,7 +254,7 @@ export const formatChains = (
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
         hook.redact === true ? 'yes' : 'no',
-        hook.enabled ? 'yes' : 'no',
+        hook.enabled ? 'yes' : hook.kind === 'command' && hook.untrusted !== undefined ? 'untrusted' : 'no',
         hook.observe === true ? `${modeOf(hook)} observer` : modeOf(hook),
       ]),
     ];
@@ -248,7 +263,7 @@ export const formatChains = (
         ? p.dim(cell)
         : column === 0 && cell.startsWith('!')
           ? p.bold(p.red(cell))
-          : (column === 6 || column === 7) && cell.trim() === 'no'
+          : (column === 6 || column === 7) && (cell.trim() === 'no' || cell.trim() === 'untrusted')
             ? p.yellow(cell)
             : cell,
     );
@@ -260,6 +275,8 @@ export const formatChains = (
       if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
       for (const message of i === 0 ? [] : (found[i - 1] ?? []))
         out.push(`     ${p.red('!')} ${printableLine(redactText(message))}`);
+      if (hook?.kind === 'command' && hook.untrusted !== undefined)
+        out.push(`     ${p.yellow(`untrusted: ${printableLine(redactText(hook.untrusted))}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);

@@ -6,6 +6,12 @@ import { DEFAULT_MAX_PROCESSES } from '../exec/execa-executor.js';
 /** The flags every command shares to find hooks, as commander parses them. */
 export interface ConfigFlags {
   readonly config?: string;
+  /** `--user-config`: the same as `--config`. */
+  readonly userConfig?: string;
+  /** `--system-config FILE`, or false for `--no-system-config`. */
+  readonly systemConfig?: string | false;
+  /** False for `--no-project-config`. */
+  readonly projectConfig?: boolean;
   readonly extensionsDir?: readonly string[];
   readonly systemExtensionsDir?: string;
   readonly stateDir?: string;
@@ -23,7 +29,11 @@ const collect = (value: string, previous: readonly string[] | undefined): string
 /** Adds the configuration flags (SPEC §6) to a command. */
 export const addConfigOptions = (command: Command): Command =>
   command
-    .option('--config <file>', 'config file (default: ~/.copilot-shell/config.toml)')
+    .option('--config <file>', 'user config file (default: ~/.copilot-shell/config.toml)')
+    .addOption(new Option('--user-config <file>', 'the same as --config').conflicts('config'))
+    .option('--system-config <file>', 'system config file (default: /etc/copilot-shell/config.toml)')
+    .option('--no-system-config', 'read no system config')
+    .option('--no-project-config', 'read no project config (<workspace>/.copilot-shell/config.toml)')
     .addOption(
       new Option(
         '--extensions-dir <dir>',
@@ -36,9 +46,12 @@ export const addConfigOptions = (command: Command): Command =>
     )
     .option(
       '--state-dir <dir>',
-      'folder of extensions.json and hooks.json (default: ~/.copilot-shell/states)',
+      'folder of extensions.json, hooks.json and trust.json (default: ~/.copilot-shell/states)',
     )
-    .option('--workspace <dir>', 'workspace root for ${workspacePath} (default: the current folder)')
+    .option(
+      '--workspace <dir>',
+      'workspace root: its .copilot-shell/config.toml is the project layer, and ${workspacePath} (default: the current folder)',
+    )
     .option('--home <dir>', 'home folder the defaults above are relative to (default: $HOME)')
     .addOption(
       new Option(
@@ -58,6 +71,10 @@ export const toLoadOptions = (flags: ConfigFlags, cwd: string): LoadOptions => {
   const at = (path: string) => resolve(cwd, path);
   return {
     ...(flags.config !== undefined && { configPath: at(flags.config) }),
+    ...(flags.userConfig !== undefined && { configPath: at(flags.userConfig) }),
+    ...(typeof flags.systemConfig === 'string' && { systemConfigPath: at(flags.systemConfig) }),
+    ...(flags.systemConfig === false && { systemConfigPath: false }),
+    ...(flags.projectConfig === false && { projectConfig: false }),
     ...(flags.extensionsDir !== undefined && { extensionsDirs: flags.extensionsDir.map(at) }),
     ...(flags.systemExtensionsDir !== undefined && { systemExtensionsDir: at(flags.systemExtensionsDir) }),
     ...(flags.stateDir !== undefined && { stateDir: at(flags.stateDir) }),

@@ -12,6 +12,7 @@ import {
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { importCommand } from './import.js';
 import { replayCommand, type ReplayFlags } from './replay.js';
+import { trustCommand, type TrustFlags } from './trust.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import {
   addConfigOptions,
@@ -92,6 +93,7 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .choices(['sequential', 'per-session'])
         .default('sequential'),
     )
+    .option('--watch', 'follow the configuration files; swap in each valid change between events')
     .addOption(
       new Option('--max-line-bytes <n>', 'longest accepted input line; longer ones get a hook_error')
         .argParser(positiveInteger)
@@ -149,6 +151,18 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--update', 'write the decisions to the --expect file instead of comparing')
     .addHelpText('after', EXAMPLES.replay)
     .action(async (events: string, flags: ReplayFlags) => setStatus(await replayCommand(events, flags)));
+  command('trust', 'trust the project hooks of a workspace: show what they run, record its digests')
+    .option('--revoke', "forget the workspace's trust")
+    .option('--dry-run', 'show what would be trusted; record nothing')
+    .option('--json', 'print what is trusted as JSON')
+    .addHelpText(
+      'after',
+      `
+Project hooks (<workspace>/.copilot-shell/config.toml) run only once trusted. Trust covers each
+hook's definition and the content of every script its command names; a change to either makes
+that hook untrusted again until trust is run once more. The store is <state dir>/trust.json.`,
+    )
+    .action((flags: TrustFlags) => setStatus(trustCommand(flags)));
 
   program
     .command('import')

@@ -1,4 +1,4 @@
-import { Subject } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { AuditRecord } from '../audit/records.js';
 import type { JsonLine } from '../events/input.js';
 import { encodeLine, type OutputLine } from '../output/lines.js';
@@ -54,7 +54,7 @@ export interface Serving {
  * pauses stdin too, until it drains.
  */
 export const serve = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   io: ServeIo,
   options: ServeOptions,

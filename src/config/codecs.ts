@@ -250,21 +250,26 @@ export const StopLoopLimit = new t.Type<number, number, unknown>(
   t.identity,
 );
 
-/**
- * Keys of `[hooks]` that are settings, not event names: `fail_closed` is the file's default,
- * `stop_loop_limit` the Stop-loop guard's cap.
- */
-export const HOOKS_SETTINGS = ['enabled', 'fail_closed', 'stop_loop_limit'] as const;
+/** Keys of `[hooks]` that only the system config may set (docs/configuration.md, managed mode). */
+export const MANAGED_KEYS = ['managed_only', 'project_hooks'] as const;
 
 /**
- * `[hooks]`: `enabled`, the file-wide `fail_closed` default, `stop_loop_limit`, and one array of
- * hook tables per event name; any other key is an error.
+ * Keys of `[hooks]` that are settings, not event names: `fail_closed` is the file's default,
+ * `stop_loop_limit` the Stop-loop guard's cap, and the managed-mode keys.
+ */
+export const HOOKS_SETTINGS = ['enabled', 'fail_closed', 'stop_loop_limit', ...MANAGED_KEYS] as const;
+
+/**
+ * `[hooks]`: `enabled`, the file-wide `fail_closed` default, `stop_loop_limit`, the managed-mode
+ * keys, and one array of hook tables per event name; any other key is an error.
  */
 export const HooksSection = object('a table', {
   optional: {
     enabled: ABoolean,
     fail_closed: ABoolean,
     stop_loop_limit: StopLoopLimit,
+    managed_only: ABoolean,
+    project_hooks: ABoolean,
     ...byEvent(hookTables),
   },
   unknownKey: (key) =>

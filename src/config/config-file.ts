@@ -25,6 +25,18 @@ export interface ConfigFileResult {
   /** `[hooks] stop_loop_limit`, when the file sets it. */
   readonly stopLoopLimit?: number;
   readonly hooks: HooksByEvent;
+  /**
+   * What layering needs (docs/configuration.md, layers): whether `enabled` was written, the events
+   * the file defines (an empty list counts), the managed-mode keys, and for each kept hook the
+   * index of its table in the file (unnamed tables are skipped, so the two can differ).
+   */
+  readonly layering?: {
+    readonly enabledSet: boolean;
+    readonly definedEvents: readonly EventName[];
+    readonly managedOnly?: boolean;
+    readonly projectHooks?: boolean;
+    readonly tableIndex: Readonly<Record<EventName, readonly number[]>>;
+  };
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
 }
@@ -109,8 +121,10 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   }
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();
+  const tableIndex = byEvent((): number[] => []);
   for (const event of EVENT_NAMES) {
     (section[event] ?? []).forEach((table, index) => {
+      tableIndex[event].push(index);
       const at = ['hooks', event, index];
       const { line } = locate({ path: at, message: '' });
       // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
@@ -132,11 +146,19 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       );
     });
   }
+  const layering = {
+    enabledSet: section.enabled !== undefined,
+    definedEvents: EVENT_NAMES.filter((event) => section[event] !== undefined),
+    ...(section.managed_only !== undefined && { managedOnly: section.managed_only }),
+    ...(section.project_hooks !== undefined && { projectHooks: section.project_hooks }),
+    tableIndex,
+  };
   return {
     enabled: section.enabled ?? true,
     ...(section.stop_loop_limit !== undefined && { stopLoopLimit: section.stop_loop_limit }),
     hooks,
     errors: [],
     warnings,
+    layering,
   };
 };

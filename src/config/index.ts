@@ -10,3 +10,6 @@ export { decodeForeignText } from './foreign.js';
 export type { ForeignHook, DecodedForeign } from './foreign.js';
 export { foreignHooksToToml } from './foreign-toml.js';
 export type { ForeignSettings } from './foreign-load.js';
+export { watchHooks } from './watch.js';
+export type { WatchOptions } from './watch.js';
+export type { UntrustedHook } from './layers.js';

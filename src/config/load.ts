@@ -3,11 +3,16 @@ import { join, resolve } from 'node:path';
 import { withDialectEnv } from '../dialects/env.js';
 import { registryOf } from '../registry/chain.js';
 import type { CommandHook, Registry } from '../registry/hook.js';
-import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
 import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './extensions.js';
-import { readText } from './files.js';
 import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
 import { checkRegistry } from './checks.js';
+import {
+  DEFAULT_SYSTEM_CONFIG,
+  mergeLayers,
+  projectConfigPath,
+  type LayerSource,
+  type UntrustedHook,
+} from './layers.js';
 import type { ConfigProblem } from './problems.js';
 import { readDisabled } from './state.js';
 
@@ -15,8 +20,20 @@ import { readDisabled } from './state.js';
 export interface LoadOptions {
   /** Home folder; default `os.homedir()` (so `HOME` relocates everything below). */
   readonly home?: string;
-  /** Explicit config file: missing = error. Default `<home>/.copilot-shell/config.toml` (missing = no hooks). */
+  /**
+   * The user layer's config file, explicit: missing = error. Default
+   * `<home>/.copilot-shell/config.toml` (missing = no hooks).
+   */
   readonly configPath?: string;
+  /**
+   * The system layer's config file; default `/etc/copilot-shell/config.toml` (missing = none). A
+   * file named here must exist. `null` or `false`: no system layer.
+   */
+  readonly systemConfigPath?: string | null | false | undefined;
+  /** Read the project layer `<workspace>/.copilot-shell/config.toml` (default true). */
+  readonly projectConfig?: boolean;
+  /** The trust store of project hooks; default `<stateDir>/trust.json`. */
+  readonly trustStorePath?: string;
   /** User extension folders; default `[<home>/.copilot-shell/extensions]`. Replaces the default. */
   readonly extensionsDirs?: readonly string[];
   /**
@@ -43,8 +60,12 @@ export interface LoadOptions {
 
 /** What `loadHooks` read: the config file and each extension found. */
 export interface LoadedSources {
-  /** The config file that was read; absent when the default file does not exist. */
+  /** The user layer's config file that was read; absent when the default file does not exist. */
   readonly configFile?: string;
+  /** Each config layer looked for, in order (system, user, project), and what became of it. */
+  readonly layers?: readonly LayerSource[];
+  /** Set by the system config: only system hooks and system extensions run. */
+  readonly managedOnly?: boolean;
   readonly extensions: readonly {
     readonly name: string;
     readonly version?: string;
@@ -63,20 +84,21 @@ export type LoadResult =
       sources: LoadedSources;
       /** `[hooks] stop_loop_limit` of the config file, for the engine's options (docs/configuration.md). */
       stopLoopLimit?: number;
+      /** Project hooks that will not run because they are not trusted, as data (for stderr and an audit). */
+      untrusted: readonly UntrustedHook[];
+      /** Every file and folder the result depends on: what a watcher follows (docs/configuration.md). */
+      followed: Followed;
     }
-  | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[] };
+  | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[]; followed: Followed };
+
+/** What a load read: files (configs, state files, trust store, project scripts) and extension folders. */
+export interface Followed {
+  readonly files: readonly string[];
+  readonly folders: readonly string[];
+}
 
 /** Where system-wide extensions are looked for by default. */
 export const DEFAULT_SYSTEM_EXTENSIONS_DIR = '/usr/share/anolisa/extensions';
-
-const readConfig = (file: string, explicit: boolean): ConfigFileResult & { read: boolean } => {
-  const read = readText(file);
-  if (read.ok) return { ...decodeConfigText(read.value, file), read: true };
-  const nothing = { enabled: true, hooks: noHooks(), errors: [], warnings: [], read: false };
-  // SPEC §2: only the default file may be absent; a named one that is not there is a mistake.
-  if (read.error.missing && !explicit) return nothing;
-  return { ...nothing, errors: [{ file, message: read.error.message }] };
-};
 
 /**
  * Loads every hook the user configured (SPEC §2–§4): the config file, then extensions, with the
@@ -95,22 +117,52 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const stateDir = resolve(options.stateDir ?? join(base, 'states'));
   const workspace = resolve(options.workspace ?? process.cwd());
 
-  const config = readConfig(configFile, options.configPath !== undefined);
-  const foreign = loadForeignSettings(options.foreignSettings ?? [], workspace);
+  const systemConfig =
+    options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
+  const config = mergeLayers({
+    ...(systemConfig !== null &&
+      systemConfig !== false && {
+        system: {
+          layer: 'system',
+          file: resolve(systemConfig),
+          explicit: options.systemConfigPath !== undefined,
+        },
+      }),
+    user: { layer: 'user', file: configFile, explicit: options.configPath !== undefined },
+    ...(options.projectConfig !== false && {
+      project: { layer: 'project', file: projectConfigPath(workspace), explicit: false },
+    }),
+    workspace,
+    trustStore: resolve(options.trustStorePath ?? join(stateDir, 'trust.json')),
+  });
+  const managed = config.managedOnly;
+  // Managed-only mode: what the user brings (other agents' settings, state files that turn hooks
+  // off, user extensions) does not apply; only the system layer and system extensions run.
+  const foreign = loadForeignSettings(managed ? [] : (options.foreignSettings ?? []), workspace);
   const warnings: ConfigProblem[] = [...config.warnings, ...foreign.warnings];
+  if (managed && (options.foreignSettings ?? []).length > 0)
+    warnings.push(
+      ...(options.foreignSettings ?? []).map(({ file }) => ({
+        file,
+        message: 'not loaded: the system config sets managed-only mode',
+      })),
+    );
+  const files: string[] = [...config.files, ...(options.foreignSettings ?? []).map(({ file }) => file)];
 
-  const disabledHooks = readDisabled(join(stateDir, 'hooks.json'));
+  const hooksState = join(stateDir, 'hooks.json');
+  const disabledHooks = managed ? { names: new Set<string>(), warnings: [] } : readDisabled(hooksState);
+  if (!managed) files.push(hooksState);
   warnings.push(...disabledHooks.warnings);
   const hookOn = (loaded: CommandHook, extensionOn = true): CommandHook => {
     const hook = withDialectEnv(loaded, workspace);
-    const enabled = config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
+    const enabled = hook.enabled && config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
     // Every loaded hook gets the workspace as COSH_WORKSPACE_PATH (SPEC §3), config hooks included.
     const placed = hook.workspacePath === undefined ? { ...hook, workspacePath: workspace } : hook;
     return enabled === placed.enabled ? placed : { ...placed, enabled };
   };
 
   const folders: ExtensionFolder[] = [
-    ...(options.extensionsDirs ?? [join(base, 'extensions')]).map((dir) => ({
+    ...(managed ? [] : (options.extensionsDirs ?? [join(base, 'extensions')])).map((dir) => ({
       dir,
       scope: 'user' as const,
       explicit: options.extensionsDirs !== undefined,
@@ -128,14 +180,19 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   // SPEC §2: `enabled = false` switches extension hooks off too, so they are not even read.
   const extensions = config.enabled ? loadExtensions(folders, workspace) : { extensions: [], warnings: [] };
   warnings.push(...extensions.warnings);
-  const disabledExtensions = config.enabled
-    ? readDisabled(join(stateDir, 'extensions.json'))
-    : { names: new Set<string>(), warnings: [] };
+  const extensionsState = join(stateDir, 'extensions.json');
+  const disabledExtensions =
+    config.enabled && !managed ? readDisabled(extensionsState) : { names: new Set<string>(), warnings: [] };
+  if (config.enabled && !managed) files.push(extensionsState);
   warnings.push(...disabledExtensions.warnings);
+  const followed: Followed = {
+    files: [...new Set(files)],
+    folders: config.enabled ? folders.map(({ dir }) => resolve(dir)) : [],
+  };
   // An invalid config file still lets extensions and state files be read first, so that one run
   // (`cosh-hooks validate`) reports every problem there is.
   if (config.errors.length > 0 || foreign.errors.length > 0)
-    return { ok: false, errors: [...config.errors, ...foreign.errors], warnings };
+    return { ok: false, errors: [...config.errors, ...foreign.errors], warnings, followed };
 
   const loaded = extensions.extensions.map((extension) => ({
     extension,
@@ -154,8 +211,12 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
     registry,
     warnings,
     ...(config.stopLoopLimit !== undefined && { stopLoopLimit: config.stopLoopLimit }),
+    untrusted: config.untrusted,
+    followed,
     sources: {
-      ...(config.read && { configFile }),
+      ...(config.layers.some((layer) => layer.layer === 'user' && layer.state === 'read') && { configFile }),
+      layers: config.layers,
+      ...(managed && { managedOnly: true }),
       extensions: loaded.map(({ extension, enabled }) => ({
         name: extension.name,
         ...(extension.version !== undefined && { version: extension.version }),

@@ -39,7 +39,7 @@ interface Pending {
  * offered here: a decision is matched to its call by order.)
  */
 export const createDispatcher = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   options: Omit<PipelineOptions, 'concurrency'> = {},
 ): Dispatcher => {

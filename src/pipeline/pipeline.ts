@@ -8,8 +8,11 @@ import {
   filter,
   finalize,
   from,
+  isObservable,
   map,
   merge,
+  of,
+  ReplaySubject,
   share,
   Subject,
   takeUntil,
@@ -27,6 +30,8 @@ import { parseLines } from '../../operators/parseLines.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
 import { runObservers, type Observation } from '../../operators/runObservers.js';
+import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
+import type { HookEvent } from '../events/codecs.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import { isAuditRecord, type AuditConfigRecord, type AuditRecord } from '../audit/records.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
@@ -182,6 +187,10 @@ export const runEvent = (
 
 /** Told of each hook run of an event as it finishes (the audit's clock). */
 type OnRun = (run: HookRun) => void;
+/** Runs one matched event (the Stop-loop guard around the chain), telling `onRun` of each hook run. */
+type RunJob = (job: MatchedEvent, onRun?: OnRun) => ObservableInput<OutputLine>;
+/** The run's audit, but for which observers an event has: that depends on the registry it runs on. */
+type ChainAudit = Omit<EventAudit, 'observersOf'>;
 
 /**
  * One input item's lines, inside the per-event error boundary: matching, running, folding and
@@ -190,7 +199,7 @@ type OnRun = (run: HookRun) => void;
 const runItem = (
   item: Admitted,
   match: (item: Admitted) => Job,
-  runJob: (job: MatchedEvent, onRun?: OnRun) => ObservableInput<OutputLine>,
+  runJob: RunJob,
   audit: EventAudit,
 ): ObservableInput<OutputLine> => {
   if (item.kind === 'rejected') return [toError(item)];
@@ -202,6 +211,42 @@ const runItem = (
   } catch (error) {
     return internalFailureLines(item, job?.chain ?? [], error);
   }
+};
+
+/**
+ * How a run finds each event's chain. A fixed registry is matched directly. A `registry$` is
+ * followed for the run's life; each event takes the registry current when its turn starts (not
+ * when it was read), so an event that started keeps its chain to the end, and one waiting behind it
+ * runs on whatever configuration is current when it starts (docs/configuration.md, reload).
+ */
+const followRegistry = (registry: Registry | Observable<Registry>) => {
+  const observersOf = (current: Registry) =>
+    hasObservers(current) ? (event: HookEvent) => observersFor(current, event) : () => [];
+  if (!isObservable(registry)) {
+    const match = matchJob(registry);
+    const observing = observersOf(registry);
+    return {
+      run: (runJob: RunJob, audit: ChainAudit) => (item: Admitted) =>
+        runItem(item, match, runJob, { ...audit, observersOf: observing }),
+      unsubscribe: () => undefined,
+    };
+  }
+  const latest = new ReplaySubject<Registry>(1);
+  const subscription = registry.subscribe(latest);
+  return {
+    run:
+      (runJob: RunJob, audit: ChainAudit) =>
+      (item: Admitted): ObservableInput<OutputLine> =>
+        item.kind === 'rejected'
+          ? [toError(item)]
+          : of(item).pipe(
+              withLatestRegistry(latest),
+              concatMap(([admitted, current]) =>
+                runItem(admitted, matchJob(current), runJob, { ...audit, observersOf: observersOf(current) }),
+              ),
+            ),
+    unsubscribe: () => subscription.unsubscribe(),
+  };
 };
 
 const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.event.session_id : '');
@@ -216,10 +261,8 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
  * Unsubscribing cancels running hooks (their process groups are killed).
  */
 export const hookPipeline =
-  (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
+  (registry: Registry | Observable<Registry>, deps: PipelineDeps, options: PipelineOptions = {}) =>
   (input$: Observable<unknown>): HookStreams => {
-    const match = matchJob(registry);
-    const observing = hasObservers(registry);
     let auditListeners = 0;
     const output$ = defer(() => {
       // What the executor keeps across events (persistent hook processes) lives exactly as long as
@@ -228,22 +271,21 @@ export const hookPipeline =
       const runDeps = { ...deps, executor: opened.executor };
       // The Stop-loop guard's counts, like the executor's state, live as long as the run.
       const guard = guardedRunner(options.stopLoopLimit);
-      const runJob = (job: MatchedEvent, onRun?: OnRun) =>
-        guard(job, (guarded) => runEvent(guarded, runDeps, onRun));
+      const runJob: RunJob = (job, onRun) => guard(job, (guarded) => runEvent(guarded, runDeps, onRun));
       // The audit (docs/audit.md): records join the output in the order they are made; observers
       // get decided events and report on the audit stream only.
       const records = new Subject<AuditRecord>();
       const observations = new Subject<Observation>();
       const ended = new Subject<void>();
-      const audit: EventAudit = {
+      const audit: ChainAudit = {
         auditing: () => auditListeners > 0,
         emit: (record) => records.next(record),
-        observersOf: observing ? (event) => observersFor(registry, event) : () => [],
         observe: (observation) => observations.next(observation),
         content: options.auditContent === true,
         now: () => deps.scheduler.now(),
       };
-      const run = (item: Admitted) => runItem(item, match, runJob, audit);
+      const registries = followRegistry(registry);
+      const run = registries.run(runJob, audit);
       // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
       let inputError: { readonly error: unknown } | undefined;
       const lines$ = input$.pipe(
@@ -273,7 +315,10 @@ export const hookPipeline =
             return failed === undefined ? EMPTY : throwError(() => failed.error);
           }),
         ),
-        finalize(() => opened.unsubscribe()),
+        finalize(() => {
+          registries.unsubscribe();
+          opened.unsubscribe();
+        }),
       );
     });
     // One run for all five streams. After it ended, a late subscriber only sees the completion:

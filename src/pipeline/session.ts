@@ -4,6 +4,8 @@ import {
   defer,
   EMPTY,
   finalize,
+  isObservable,
+  map,
   of,
   ReplaySubject,
   Subject,
@@ -14,6 +16,7 @@ import {
 } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import { runObservers, type Observation } from '../../operators/runObservers.js';
+import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import type { AuditRecord } from '../audit/records.js';
 import { admit, readInput } from '../events/input.js';
@@ -90,11 +93,18 @@ interface Queue {
  * ```
  */
 export const createSession = (
-  registry: Registry,
+  registry: Registry | Observable<Registry>,
   deps: PipelineDeps,
   options: SessionOptions = {},
 ): Session => {
   let closed = false;
+  // A registry$ is followed until close(); each event takes the registry current when it starts.
+  // A fixed registry is paired as is: nothing to follow.
+  const latest = new ReplaySubject<Registry>(1);
+  const registries = isObservable(registry) ? registry.subscribe(latest) : undefined;
+  const withRegistry = isObservable(registry)
+    ? withLatestRegistry<void>(latest)
+    : map((): readonly [void, Registry] => [undefined, registry]);
   // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
   const opened = openRun(deps.executor);
   const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
@@ -111,11 +121,11 @@ export const createSession = (
     .pipe(runObservers(runDeps, options.observerQueue))
     .subscribe((record) => audit.next(record));
   const notes = options.auditNotes?.subscribe((record) => audit.next(record));
-  const observing = hasObservers(registry);
-  const eventAudit: EventAudit = {
+  const observersOf = (current: Registry): EventAudit['observersOf'] =>
+    hasObservers(current) ? (event) => observersFor(current, event) : () => [];
+  const chainAudit: Omit<EventAudit, 'observersOf'> = {
     auditing: () => audit.observed,
     emit: (record) => audit.next(record),
-    observersOf: observing ? (event) => observersFor(registry, event) : () => [],
     observe: (observation) => observations.next(observation),
     content: options.auditContent === true,
     now: () => deps.scheduler.now(),
@@ -163,22 +173,25 @@ export const createSession = (
         return of(error);
       }
       seq += 1;
-      const job: MatchedEvent = {
-        kind: 'event',
-        seq,
-        event: admission.value,
-        chain: chainFor(registry, admission.value),
-      };
-      const key = options.concurrency === 'per-session' ? admission.value.session_id : '';
+      const event = admission.value;
+      const jobSeq = seq;
+      const key = options.concurrency === 'per-session' ? event.session_id : '';
       // Replays its one value: the turn may be started before the stream below subscribes to it.
       const go = new ReplaySubject<void>(1);
       const turn: Turn = { started: false, start: () => go.next() };
       enter(key, turn);
       return go.pipe(
         take(1),
-        concatMap(() =>
-          auditEvent(job, (onRun) => guard(job, (guarded) => runEvent(guarded, runDeps, onRun)), eventAudit),
-        ),
+        withRegistry,
+        concatMap(([, current]) => {
+          const job: MatchedEvent = { kind: 'event', seq: jobSeq, event, chain: chainFor(current, event) };
+          const eventAudit: EventAudit = { ...chainAudit, observersOf: observersOf(current) };
+          return auditEvent(
+            job,
+            (onRun) => guard(job, (guarded) => runEvent(guarded, runDeps, onRun)),
+            eventAudit,
+          );
+        }),
         takeUntil(closing),
         concatWith(
           defer(() =>
@@ -204,6 +217,7 @@ export const createSession = (
       observed.unsubscribe();
       notes?.unsubscribe();
       audit.complete();
+      registries?.unsubscribe();
       opened.unsubscribe();
     },
     audit$: audit.asObservable(),

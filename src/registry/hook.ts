@@ -55,6 +55,11 @@ export interface CommandHook extends HookBase {
   readonly workspacePath?: string;
   /** Where it was configured, for problems found after loading (docs/configuration.md). */
   readonly origin?: HookOrigin;
+  /**
+   * Set on a project-layer hook that is not trusted (then `enabled` is false): why, e.g. `script
+   * /w/hook.sh changed since it was trusted` (docs/configuration.md, trust).
+   */
+  readonly untrusted?: string;
 }
 
 /**

@@ -127,10 +127,10 @@ describe('formatChains', () => {
     const lines = formatChains(registry, sources, false, problems).split('\n');
     expect(lines.slice(5, 10)).toEqual([
       '  #   name   source  matcher  timeout  fail_closed  redact  enabled  mode',
-      '  !1  guard  config  ^shell$  2000 ms  yes          yes     yes      per-event',
+      '  !1  guard  config  ^shell$  2000 ms  yes          no      yes      per-event',
       '     $ guard.sh',
       '     ! command cannot start: program "guard.sh" not found in PATH\\x1b[2J --password <redacted>',
-      '  2   audit  config  *        5000 ms  no           yes     no       per-event',
+      '  2   audit  config  *        5000 ms  no           no      no       per-event',
     ]);
     expect(
       chainsToJson(registry, sources, problems).events['PreToolUse'].map((hook) => hook.problems),

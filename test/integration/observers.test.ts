@@ -62,6 +62,8 @@ describe('observer hooks with real processes', () => {
         {
           name: 'py-observer',
           observe: true,
+          // An observer that ships events elsewhere asks for a redacted copy (docs/protocol.md#secrets).
+          redact: true,
           command: `python3 ${join(FIXTURES, 'observer.py')}`,
           env: { OUT: perEvent },
         },
@@ -105,8 +107,9 @@ describe('observer hooks with real processes', () => {
         .filter(Boolean)
         .map((l) => l.split(' ').slice(0, 2).join(' ')),
     ).toStrictEqual(['1 none', '2 block', '3 none']);
-    // Redacted by default, as any hook's input.
+    // redact = true: the observer's copy has the key redacted (the command itself is kept whole).
     expect(readFileSync(perEvent, 'utf8')).not.toContain('IOSFODNN7EXAMPLE');
+    expect(readFileSync(perEvent, 'utf8')).toContain('rm -rf /');
     const persistentLines = readFileSync(persistent, 'utf8')
       .split('\n')
       .filter(Boolean)

@@ -69,6 +69,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'SessionOptions',
     'ToolMatcher',
     'TraceAuditOptions',
+    'UntrustedHook',
+    'WatchOptions',
     'auditConfigRecord',
     'concatRegistries',
     'createDispatcher',
@@ -89,6 +91,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'registryOf',
     'resultOnly',
     'traceAudit',
+    'watchHooks',
   ],
   'cosh-hooks/operators': [
     'Admitted',
@@ -116,6 +119,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'runObservers',
     'stopOnBlock',
     'translateDialect',
+    'withLatestRegistry',
   ],
   'cosh-hooks/testing': [
     'FakeBehaviours',

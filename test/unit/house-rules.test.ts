@@ -67,7 +67,7 @@ describe('house rules', () => {
   });
 
   it('each operator file has its own RxJS-style spec: source subscriptions, an error, an unsubscription, types', () => {
-    expect(OPERATORS).toHaveLength(10);
+    expect(OPERATORS).toHaveLength(11);
     for (const name of OPERATORS) {
       const spec = read(`test/unit/operators/${name}.test.ts`);
       expect.soft(spec, `${name}: subscriptions`).toMatch(/expectSubscriptions\(/);

@@ -634,11 +634,21 @@ export type TextTarget = 'output' | 'hook-input';
 export const redactText = (text: string, target: TextTarget = 'output'): string => {
   if (!ANY_NEEDLE.test(text)) return text;
   let redacted = target === 'output' ? redactPrivateKeys(text) : text;
-  for (const rule of RULES) {
-    if (rule.needle.test(redacted)) redacted = rule.apply(redacted);
+  // The rules read each other's output: a replacement can make a new secret-shaped run (`Bearer
+  // <redacted>\Authorization: Bearer ` reads differently the second time). Passes repeat, only
+  // while one still changes something and at most MAX_PASSES times, so the result is a fixed
+  // point (redacting it again changes nothing) at a cost paid only by texts that held secrets.
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const before = redacted;
+    for (const rule of RULES) {
+      if (rule.needle.test(redacted)) redacted = rule.apply(redacted);
+    }
+    if (redacted === before) break;
   }
   return redacted;
 };
+
+const MAX_PASSES = 4;
 
 /** The names of the text rules, in the order they apply (for docs and tests). */
 export const TEXT_RULES: readonly string[] = [

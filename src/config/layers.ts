@@ -1,0 +1,315 @@
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { EVENT_NAMES, byEvent, type EventName } from '../events/names.js';
+import type { CommandHook } from '../registry/hook.js';
+import { MANAGED_KEYS } from './codecs.js';
+import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
+import { readText } from './files.js';
+import { lineOf, tomlLocations } from './locate.js';
+import { formatPath, type ConfigProblem } from './problems.js';
+import { readTrustStore, trustedIn } from './trust-store.js';
+import { fingerprintHook, isInside, trustVerdict } from './trust.js';
+
+/**
+ * Config layers (docs/configuration.md, layers): system, user and project `config.toml`, read
+ * once each and merged as cosh-core merges them, with the project layer held to trust and the
+ * system layer able to set managed mode.
+ */
+
+/** Where a config hook came from. */
+export type Layer = 'system' | 'user' | 'project';
+
+/** The `source` of each layer's hooks: the user layer keeps `config`, as before layers existed. */
+export const LAYER_SOURCE: Readonly<Record<Layer, string>> = {
+  system: 'config:system',
+  user: 'config',
+  project: 'config:project',
+};
+
+/** The system layer's default path, as cosh-core reads it. */
+export const DEFAULT_SYSTEM_CONFIG = '/etc/copilot-shell/config.toml';
+
+/** The project layer's path inside a workspace. */
+export const projectConfigPath = (workspace: string): string =>
+  join(workspace, '.copilot-shell', 'config.toml');
+
+/** One layer to read: its file, and whether it was named explicitly (then it must exist). */
+export interface LayerFile {
+  readonly layer: Layer;
+  readonly file: string;
+  readonly explicit: boolean;
+}
+
+/** What one layer gave. */
+export interface LayerSource {
+  readonly layer: Layer;
+  readonly file: string;
+  /**
+   * `read`: its hooks count; `missing`: no such file; `ignored`: not read, `reason` says why
+   * (managed-only mode, project hooks off, a link out of the workspace).
+   */
+  readonly state: 'read' | 'missing' | 'ignored';
+  readonly reason?: string;
+}
+
+/** A project hook that will not run because it is not trusted: data for stderr and the audit. */
+export interface UntrustedHook {
+  readonly type: 'untrusted_hook';
+  readonly event: EventName;
+  readonly name: string;
+  readonly file: string;
+  readonly line?: number;
+  readonly workspace: string;
+  readonly reason: string;
+}
+
+/** A hook of the project layer with its place in the file. */
+export interface ProjectHook {
+  readonly event: EventName;
+  readonly hook: CommandHook;
+  readonly file: string;
+  readonly line?: number;
+}
+
+export interface MergedLayers {
+  /** `[hooks] enabled` after merging; false switches every hook off and extensions are not read. */
+  readonly enabled: boolean;
+  /** Set by the system layer: only system hooks and system extensions run. */
+  readonly managedOnly: boolean;
+  readonly hooks: Readonly<Record<EventName, readonly CommandHook[]>>;
+  /**
+   * `[hooks] stop_loop_limit`: the smallest any layer sets, so the strictest guard wins and a project
+   * can only make loops shorter (docs/configuration.md).
+   */
+  readonly stopLoopLimit?: number;
+  readonly layers: readonly LayerSource[];
+  readonly untrusted: readonly UntrustedHook[];
+  /** Every project hook read, trusted or not, with where it is written: what `cosh-hooks trust` shows. */
+  readonly projectHooks: readonly ProjectHook[];
+  readonly errors: readonly ConfigProblem[];
+  readonly warnings: readonly ConfigProblem[];
+  /** Every file this read or looked for (to follow for reload). */
+  readonly files: readonly string[];
+}
+
+interface ReadLayer {
+  readonly layer: Layer;
+  readonly file: string;
+  readonly text?: string;
+  readonly decoded: ConfigFileResult;
+}
+
+const emptyResult = (): ConfigFileResult => ({ enabled: true, hooks: noHooks(), errors: [], warnings: [] });
+
+const readLayer = (
+  { layer, file, explicit }: LayerFile,
+  from: string = file,
+): ReadLayer | { missing: true } => {
+  const read = readText(from);
+  if (read.ok) return { layer, file, text: read.value, decoded: decodeConfigText(read.value, file) };
+  if (read.error.missing && !explicit) return { missing: true };
+  return { layer, file, decoded: { ...emptyResult(), errors: [{ file, message: read.error.message }] } };
+};
+
+const realOr = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** The line of a path in a layer's text, located only when asked (a problem or an untrusted hook). */
+const locator = (text: string | undefined) => {
+  let locations: ReturnType<typeof tomlLocations> | undefined;
+  return (path: readonly (string | number)[]): number | undefined => {
+    if (text === undefined) return undefined;
+    locations ??= tomlLocations(text);
+    return lineOf(locations, path);
+  };
+};
+
+/** Managed-mode keys written outside the system layer: errors, since they would change nothing. */
+const managedKeyErrors = (read: ReadLayer, systemFile: string): ConfigProblem[] => {
+  const layering = read.decoded.layering;
+  if (layering === undefined) return [];
+  const at = locator(read.text);
+  const written = MANAGED_KEYS.filter((key) =>
+    key === 'managed_only' ? layering.managedOnly !== undefined : layering.projectHooks !== undefined,
+  );
+  return written.map((key) => {
+    const line = at(['hooks', key]);
+    return {
+      file: read.file,
+      ...(line !== undefined && { line }),
+      path: formatPath(['hooks', key]),
+      message: `only the system config (${systemFile}) may set this`,
+    };
+  });
+};
+
+export interface MergeOptions {
+  readonly system?: LayerFile;
+  readonly user?: LayerFile;
+  readonly project?: LayerFile;
+  readonly workspace: string;
+  /** The trust store file (`<state dir>/trust.json`). */
+  readonly trustStore: string;
+}
+
+/**
+ * Reads the layers and merges them:
+ * - `enabled`: the last of system, user that writes it wins (absent everywhere = true); the
+ *   project's `enabled = false` switches off the project's own hooks only.
+ * - hooks, per event: a user list replaces the system list of the same event, as in cosh-core
+ *   (with a warning naming both files); project hooks are appended after them and never replace
+ *   them (cosh-core lets a project replace them; here a project cannot remove a guard without
+ *   running anything and so without being trusted).
+ * - managed mode, from the system layer only: `managed_only = true` reads no user or project
+ *   layer; `project_hooks = false` reads no project layer.
+ * - project hooks run only when trusted; untrusted ones stay listed with `untrusted` set and
+ *   `enabled: false`.
+ */
+export const mergeLayers = (options: MergeOptions): MergedLayers => {
+  const errors: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
+  const layers: LayerSource[] = [];
+  const files: string[] = [];
+  const systemFile = options.system?.file ?? DEFAULT_SYSTEM_CONFIG;
+
+  const take = (spec: LayerFile | undefined, from?: string): ReadLayer | undefined => {
+    if (spec === undefined) return undefined;
+    files.push(spec.file);
+    const read = readLayer(spec, from);
+    if ('missing' in read) {
+      layers.push({ layer: spec.layer, file: spec.file, state: 'missing' });
+      return undefined;
+    }
+    layers.push({ layer: spec.layer, file: spec.file, state: 'read' });
+    errors.push(...read.decoded.errors);
+    warnings.push(...read.decoded.warnings);
+    return read;
+  };
+  const ignore = (spec: LayerFile | undefined, reason: string) => {
+    if (spec !== undefined) layers.push({ layer: spec.layer, file: spec.file, state: 'ignored', reason });
+  };
+
+  const system = take(options.system);
+  const managedOnly = system?.decoded.layering?.managedOnly === true;
+  const projectHooksOn = system?.decoded.layering?.projectHooks !== false;
+
+  let user: ReadLayer | undefined;
+  if (managedOnly) ignore(options.user, 'managed-only mode (system config)');
+  else {
+    user = take(options.user);
+    if (user !== undefined) errors.push(...managedKeyErrors(user, systemFile));
+  }
+
+  let project: ReadLayer | undefined;
+  if (options.project !== undefined) {
+    const realWorkspace = realOr(options.workspace);
+    const realFile = realOr(options.project.file);
+    if (managedOnly) ignore(options.project, 'managed-only mode (system config)');
+    else if (!projectHooksOn) ignore(options.project, 'project_hooks = false (system config)');
+    else if (
+      !isInside(realWorkspace, realFile) ||
+      !isInside(realWorkspace, realOr(dirname(options.project.file)))
+    ) {
+      files.push(options.project.file);
+      ignore(options.project, `a link out of the workspace (to ${realFile})`);
+      warnings.push({
+        file: options.project.file,
+        message: `links out of the workspace (to ${realFile}); the project layer is not read`,
+      });
+    } else {
+      // The file whose place was just checked is the one read: a link swapped in between is not followed.
+      project = take(options.project, realFile);
+      if (project !== undefined) errors.push(...managedKeyErrors(project, systemFile));
+    }
+  }
+
+  let enabled = true;
+  for (const read of [system, user])
+    if (read?.decoded.layering?.enabledSet === true) enabled = read.decoded.enabled;
+
+  const hooks = byEvent((): CommandHook[] => []);
+  const placed = (read: ReadLayer, event: EventName) =>
+    read.decoded.hooks[event].map((hook) => ({ ...hook, source: LAYER_SOURCE[read.layer] }));
+  for (const event of EVENT_NAMES) {
+    const fromSystem = system === undefined ? [] : placed(system, event);
+    const replaces = user?.decoded.layering?.definedEvents.includes(event) === true;
+    if (replaces && fromSystem.length > 0 && user !== undefined) {
+      const line = locator(user.text)(['hooks', event]);
+      warnings.push({
+        file: user.file,
+        ...(line !== undefined && { line }),
+        path: formatPath(['hooks', event]),
+        message: `replaces the ${fromSystem.length} ${event} hook(s) of ${system?.file ?? systemFile}, as cosh-core merges layers`,
+      });
+    }
+    hooks[event].push(
+      ...(replaces && user !== undefined
+        ? placed(user, event)
+        : [...fromSystem, ...(user === undefined ? [] : placed(user, event))]),
+    );
+  }
+
+  const untrusted: UntrustedHook[] = [];
+  const projectHooks: ProjectHook[] = [];
+  if (project !== undefined && project.decoded.errors.length === 0) {
+    const store = readTrustStore(options.trustStore);
+    files.push(options.trustStore);
+    warnings.push(...store.warnings);
+    const realWorkspace = realOr(options.workspace);
+    const trusted = trustedIn(store.store, realWorkspace);
+    const at = locator(project.text);
+    const projectOn = project.decoded.enabled;
+    for (const event of EVENT_NAMES) {
+      placed(project, event).forEach((hook, i) => {
+        const found = fingerprintHook(event, hook, options.workspace);
+        for (const script of found.scripts) files.push(script.path);
+        const index = project.decoded.layering?.tableIndex[event][i] ?? i;
+        const line = at(['hooks', event, index]);
+        projectHooks.push({ event, hook, file: project.file, ...(line !== undefined && { line }) });
+        const verdict = trustVerdict(found, trusted);
+        if (verdict.trusted) {
+          hooks[event].push(projectOn ? hook : { ...hook, enabled: false });
+          return;
+        }
+        // A warning too, so every command names it: `run` on stderr, `validate` as a problem.
+        warnings.push({
+          file: project.file,
+          ...(line !== undefined && { line }),
+          path: formatPath(['hooks', event, index]),
+          message: `project hook ${JSON.stringify(hook.name)} does not run: ${verdict.reason}`,
+        });
+        untrusted.push({
+          type: 'untrusted_hook',
+          event,
+          name: hook.name,
+          file: project.file,
+          ...(line !== undefined && { line }),
+          workspace: realWorkspace,
+          reason: verdict.reason,
+        });
+        hooks[event].push({ ...hook, enabled: false, untrusted: verdict.reason });
+      });
+    }
+  }
+
+  const limits = [system, user, project].flatMap((read) =>
+    read?.decoded.stopLoopLimit === undefined ? [] : [read.decoded.stopLoopLimit],
+  );
+  return {
+    enabled,
+    managedOnly,
+    hooks,
+    ...(limits.length > 0 && { stopLoopLimit: Math.min(...limits) }),
+    layers,
+    untrusted,
+    projectHooks,
+    errors,
+    warnings,
+    files,
+  };
+};
