@@ -51,6 +51,15 @@ describe('house rules', () => {
     expect(fpTs.filter((path) => /from 'rxjs/.test(read(path)))).toStrictEqual([]);
   });
 
+  it('bench/ imports nothing from test/: what both need lives in bench/ (procfs.ts) and test/ imports it', () => {
+    const benches = sources('bench');
+    expect(benches).toContain('bench/procfs.ts');
+    const reaching = benches.filter((path) =>
+      /from '(\.\.\/)+test\/|import\('(\.\.\/)+test\//.test(code(path)),
+    );
+    expect(reaching).toStrictEqual([]);
+  });
+
   it('nothing in operators/ subscribes: operators compose', () => {
     expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
