@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { measureChain } from './chain.js';
+import { measureColdStart } from './cold-start.js';
 import { createFixtures } from './fixtures.js';
 import { measureFunctionHooks } from './function-hooks.js';
 import { describeMachine, loadAverage } from './machine.js';
@@ -26,11 +27,12 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '5': measureTimeout,
   '7': measureHeap,
   '8': measurePersistent,
+  '9': measureColdStart,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-5, 7, 8, comma-separated; memory is in npm run soak);
+  --only LIST  run only these measurements (1-5, 7-9, comma-separated; memory is in npm run soak);
                results go to bench/results/latest-partial.json
 Only a full run (neither flag) writes bench/results/latest.json.`;
 

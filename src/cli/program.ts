@@ -1,16 +1,9 @@
 import { Argument, Command, Option } from 'commander';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
-import {
-  fireCommand,
-  listCommand,
-  runCommand,
-  validateCommand,
-  type FireFlags,
-  type RunFlags,
-} from './commands.js';
+import type { FireFlags, RunFlags } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
-import { importCommand } from './import.js';
-import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
+import { loadCommands, loadImport } from './lazy.js';
 import { addConfigOptions, addExecutionOptions, positiveInteger, type ConfigFlags } from './options.js';
 import { packageVersion } from '../version.js';
 
@@ -77,15 +70,19 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .default(DEFAULT_MAX_LINE_BYTES),
     )
     .addHelpText('after', EXAMPLES.run)
-    .action(async (flags: RunFlags) => setStatus(await runCommand(flags)));
+    .action(async (flags: RunFlags) => setStatus(await (await loadCommands()).runCommand(flags)));
 
   command('validate', 'check the config file and extensions; list every problem (exit 1 when any)')
     .option('--json', 'print the problems as JSON')
-    .action((flags: ConfigFlags & { json?: boolean }) => setStatus(validateCommand(flags)));
+    .action(async (flags: ConfigFlags & { json?: boolean }) =>
+      setStatus((await loadCommands()).validateCommand(flags)),
+    );
 
   command('list', 'show the resolved hook chain of every event, with sources')
     .option('--json', 'print the chains as JSON')
-    .action((flags: ConfigFlags & { json?: boolean }) => setStatus(listCommand(flags)));
+    .action(async (flags: ConfigFlags & { json?: boolean }) =>
+      setStatus((await loadCommands()).listCommand(flags)),
+    );
 
   addExecutionOptions(command('fire', 'run one event through its hook chain and show the result'))
     .addArgument(new Argument('<event>', 'event name').choices(EVENT_NAMES))
@@ -95,7 +92,9 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--session <id>', `session_id (default: ${DEFAULT_FIRE_SESSION})`)
     .option('--json', 'print the notifications and the decision as JSON')
     .addHelpText('after', EXAMPLES.fire)
-    .action(async (event: EventName, flags: FireFlags) => setStatus(await fireCommand(event, flags)));
+    .action(async (event: EventName, flags: FireFlags) =>
+      setStatus(await (await loadCommands()).fireCommand(event, flags)),
+    );
 
   program
     .command('import')
@@ -103,7 +102,9 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .addArgument(new Argument('<agent>', 'whose settings').choices(['claude', 'gemini']))
     .addArgument(new Argument('<file>', 'settings.json, or a plugin/extension hooks/hooks.json'))
     .addHelpText('after', EXAMPLES.import)
-    .action((agent: 'claude' | 'gemini', file: string) => setStatus(importCommand(agent, file)));
+    .action(async (agent: 'claude' | 'gemini', file: string) =>
+      setStatus((await loadImport()).importCommand(agent, file)),
+    );
 
   return program;
 };
