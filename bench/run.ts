@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { measureAudit } from './audit.js';
 import { measureChain } from './chain.js';
+import { measureColdStart } from './cold-start.js';
 import { createFixtures } from './fixtures.js';
 import { measureFunctionHooks } from './function-hooks.js';
 import { describeMachine, loadAverage } from './machine.js';
@@ -28,11 +29,12 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '7': measureHeap,
   '8': measurePersistent,
   '9': measureAudit,
+  '10': measureColdStart,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-5, 7-9, comma-separated; memory is in npm run soak);
+  --only LIST  run only these measurements (1-5, 7-10, comma-separated; memory is in npm run soak);
                results go to bench/results/latest-partial.json
 Only a full run (neither flag) writes bench/results/latest.json.`;
 

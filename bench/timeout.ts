@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { execaExecutor } from '../src/exec/execa-executor.js';
 import { defaultDeps } from '../src/pipeline/pipeline.js';
 import { defineHooks } from '../src/registry/define.js';
-import { groupAlive } from '../test/soak/procfs.js';
+import { groupAlive } from './procfs.js';
 import { preToolUse, type ScriptName } from './fixtures.js';
 import { comparisonRow, rawSeries, type Context, type Measured } from './measurement.js';
 import { drivePipeline } from './pipeline-driver.js';

@@ -1,7 +1,8 @@
 import { JsonLine } from '../events/input.js';
+import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
 
 /** Longest input line `run` accepts by default; a longer one is rejected without being kept. */
-export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+export { DEFAULT_MAX_LINE_BYTES };
 
 const NEWLINE = 0x0a;
 const BOM = '\ufeff';

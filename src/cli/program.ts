@@ -1,19 +1,11 @@
 import { Argument, Command, Option } from 'commander';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
-import {
-  doctorCommand,
-  fireCommand,
-  listCommand,
-  runCommand,
-  validateCommand,
-  type FireFlags,
-  type RunFlags,
-} from './commands.js';
+import type { FireFlags, RunFlags } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
-import { importCommand } from './import.js';
-import { replayCommand, type ReplayFlags } from './replay.js';
-import { trustCommand, type TrustFlags } from './trust.js';
-import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
+import { loadCommands, loadImport, loadReplay, loadTrust } from './lazy.js';
+import type { ReplayFlags } from './replay.js';
+import type { TrustFlags } from './trust.js';
 import {
   addConfigOptions,
   addExecutionOptions,
@@ -111,11 +103,13 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     )
     .option('--otlp-content', 'put tool input and prompts on spans and audit records, redacted')
     .addHelpText('after', EXAMPLES.run)
-    .action(async (flags: RunFlags) => setStatus(await runCommand(flags)));
+    .action(async (flags: RunFlags) => setStatus(await (await loadCommands()).runCommand(flags)));
 
   command('validate', 'check the config file and extensions; list every problem (exit 1 when any)')
     .option('--json', 'print the problems as JSON')
-    .action((flags: ConfigFlags & { json?: boolean }) => setStatus(validateCommand(flags)));
+    .action(async (flags: ConfigFlags & { json?: boolean }) =>
+      setStatus((await loadCommands()).validateCommand(flags)),
+    );
 
   addExecutionOptions(
     command(
@@ -126,12 +120,14 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--json', 'print the problems and the dry runs as JSON')
     .addHelpText('after', EXAMPLES.doctor)
     .action(async (flags: ConfigFlags & ExecutionFlags & { json?: boolean }) =>
-      setStatus(await doctorCommand(flags)),
+      setStatus(await (await loadCommands()).doctorCommand(flags)),
     );
 
   command('list', 'show the resolved hook chain of every event, with sources')
     .option('--json', 'print the chains as JSON')
-    .action((flags: ConfigFlags & { json?: boolean }) => setStatus(listCommand(flags)));
+    .action(async (flags: ConfigFlags & { json?: boolean }) =>
+      setStatus((await loadCommands()).listCommand(flags)),
+    );
 
   addExecutionOptions(command('fire', 'run one event through its hook chain and show the result'))
     .addArgument(new Argument('<event>', 'event name').choices(EVENT_NAMES))
@@ -141,7 +137,9 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--session <id>', `session_id (default: ${DEFAULT_FIRE_SESSION})`)
     .option('--json', 'print the notifications and the decision as JSON')
     .addHelpText('after', EXAMPLES.fire)
-    .action(async (event: EventName, flags: FireFlags) => setStatus(await fireCommand(event, flags)));
+    .action(async (event: EventName, flags: FireFlags) =>
+      setStatus(await (await loadCommands()).fireCommand(event, flags)),
+    );
 
   addExecutionOptions(
     command('replay', 'run recorded events through the configuration and compare the decisions'),
@@ -150,7 +148,9 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .option('--expect <file>', 'the expected decisions (JSONL; a `run` output works too)')
     .option('--update', 'write the decisions to the --expect file instead of comparing')
     .addHelpText('after', EXAMPLES.replay)
-    .action(async (events: string, flags: ReplayFlags) => setStatus(await replayCommand(events, flags)));
+    .action(async (events: string, flags: ReplayFlags) =>
+      setStatus(await (await loadReplay()).replayCommand(events, flags)),
+    );
   command('trust', 'trust the project hooks of a workspace: show what they run, record its digests')
     .option('--revoke', "forget the workspace's trust")
     .option('--dry-run', 'show what would be trusted; record nothing')
@@ -162,7 +162,7 @@ Project hooks (<workspace>/.copilot-shell/config.toml) run only once trusted. Tr
 hook's definition and the content of every script its command names; a change to either makes
 that hook untrusted again until trust is run once more. The store is <state dir>/trust.json.`,
     )
-    .action((flags: TrustFlags) => setStatus(trustCommand(flags)));
+    .action(async (flags: TrustFlags) => setStatus((await loadTrust()).trustCommand(flags)));
 
   program
     .command('import')
@@ -170,7 +170,9 @@ that hook untrusted again until trust is run once more. The store is <state dir>
     .addArgument(new Argument('<agent>', 'whose settings').choices(['claude', 'gemini']))
     .addArgument(new Argument('<file>', 'settings.json, or a plugin/extension hooks/hooks.json'))
     .addHelpText('after', EXAMPLES.import)
-    .action((agent: 'claude' | 'gemini', file: string) => setStatus(importCommand(agent, file)));
+    .action(async (agent: 'claude' | 'gemini', file: string) =>
+      setStatus((await loadImport()).importCommand(agent, file)),
+    );
 
   return program;
 };

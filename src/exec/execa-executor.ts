@@ -11,6 +11,7 @@ import { withPersistentHooks, type PersistentHookOptions } from './persistent.js
 import { hookExecutor } from './hook-executor.js';
 import type { CommandExecutor, RunScopedExecutor } from './port.js';
 import { ProcessSlots } from './process-slots.js';
+import { DEFAULT_MAX_PROCESSES } from './limits.js';
 import { errorCode, notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
 import { describeThrown } from '../events/untrusted.js';
 import type { HookEvent } from '../events/codecs.js';
@@ -32,7 +33,7 @@ export interface ExecaExecutorOptions extends SpawnHelperOptions {
   readonly maxProcesses?: number;
 }
 
-export const DEFAULT_MAX_PROCESSES = 32;
+export { DEFAULT_MAX_PROCESSES };
 
 const DEFAULTS = {
   drainMs: 100,

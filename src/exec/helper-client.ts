@@ -22,11 +22,13 @@ import {
 } from './spawn-protocol.js';
 
 /**
- * The helper's script: next to this module once built. Run from the TypeScript sources (the test
- * runner), the built copy in `dist/` is used: Node 20 cannot run TypeScript.
+ * The helper's script: next to this module once built, found as `../exec/spawn-helper.js` so the
+ * bundled command line (chunks in dist/src/cli, see rolldown.config.js) finds it too. Run from the
+ * TypeScript sources (the test runner), the built copy in `dist/` is used: Node 20 cannot run
+ * TypeScript.
  */
 const helperScript = (): string => {
-  const beside = fileURLToPath(new URL('./spawn-helper.js', import.meta.url));
+  const beside = fileURLToPath(new URL('../exec/spawn-helper.js', import.meta.url));
   if (existsSync(beside)) return beside;
   return fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
 };

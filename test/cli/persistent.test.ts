@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { groupAlive, isGone, waitFor } from '../soak/procfs.js';
+import { groupAlive, isGone, waitFor } from '../../bench/procfs.js';
 import { cli, finished, hookTable, jsonl, jsonLines, sandbox, start } from './helpers.js';
 
 const KEEPER = `node ${join(fileURLToPath(new URL('../fixtures/hooks/', import.meta.url)), 'persistent.mjs')}`;

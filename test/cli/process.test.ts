@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { groupAlive, waitFor } from '../soak/procfs.js';
+import { groupAlive, waitFor } from '../../bench/procfs.js';
 import { finished, hookTable, jsonl, prints, sandbox, start, withoutTimes } from './helpers.js';
 
 const box = sandbox(

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { defaultDeps, defineHooks, execaExecutor, hookPipeline, type HookDecision } from 'cosh-hooks';
-import { allProcesses, waitFor } from '../soak/procfs.js';
+import { allProcesses, waitFor } from '../../bench/procfs.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/hooks/${name}`, import.meta.url));
 const recipes = readFileSync(fileURLToPath(new URL('../../docs/recipes.md', import.meta.url)), 'utf8');

@@ -12,7 +12,7 @@ import type { HookResult } from '../../src/protocol/result.js';
 import { defineHooks } from '../../src/registry/define.js';
 import type { CommandHook } from '../../src/registry/hook.js';
 import { commandHook } from '../../src/testing/index.js';
-import { isGone } from '../soak/procfs.js';
+import { isGone } from '../../bench/procfs.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);

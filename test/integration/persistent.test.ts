@@ -15,7 +15,7 @@ import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipel
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
 import { killOwnedGroupsNow } from '../../src/exec/groups.js';
 import { packageVersion } from '../../src/version.js';
-import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../soak/procfs.js';
+import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../../bench/procfs.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
 const KEEPER = `node ${join(FIXTURES, 'persistent.mjs')}`;

@@ -12,7 +12,7 @@ import {
   SessionClosedError,
   type OutputLine,
 } from 'cosh-hooks';
-import { isGone } from '../soak/procfs.js';
+import { isGone } from '../../bench/procfs.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'cosh-session-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

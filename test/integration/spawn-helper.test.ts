@@ -22,7 +22,7 @@ import {
   STARTED,
 } from '../../src/exec/spawn-protocol.js';
 import { commandHook } from '../../src/testing/index.js';
-import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../soak/procfs.js';
+import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../../bench/procfs.js';
 
 /*
  * The spawn helper (issue 13 item 2, docs/execution.md "The spawn helper"): hook processes started

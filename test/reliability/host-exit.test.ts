@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isGone, waitFor } from '../soak/procfs.js';
+import { isGone, waitFor } from '../../bench/procfs.js';
 
 /**
  * A Node host with a persistent hook exits by itself (docs/persistent.md): an idle persistent

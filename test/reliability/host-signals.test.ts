@@ -4,7 +4,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { isGone, liveGroupMembers, sleep, waitFor } from '../soak/procfs.js';
+import { isGone, liveGroupMembers, sleep, waitFor } from '../../bench/procfs.js';
 
 /**
  * Signals to `cosh-hooks run` (and `fire`) while hooks run (SPEC §6): SIGINT, SIGTERM, SIGHUP and

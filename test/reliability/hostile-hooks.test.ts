@@ -13,7 +13,7 @@ import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import type { HookReport } from '../../src/protocol/aggregate.js';
 import type { HookResult } from '../../src/protocol/result.js';
 import { defineHooks } from '../../src/registry/define.js';
-import { allProcesses, liveGroupMembers, sleep, waitFor } from '../soak/procfs.js';
+import { allProcesses, liveGroupMembers, sleep, waitFor } from '../../bench/procfs.js';
 
 /**
  * Each hostile hook runs through the whole engine (hookPipeline + the real executor) as the first

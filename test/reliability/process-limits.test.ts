@@ -6,7 +6,7 @@ import { decodeEvent } from '../../src/events/decode.js';
 import { execaExecutor, resultOnly } from '../../src/exec/index.js';
 import { commandHookOf } from '../../src/registry/define.js';
 import { BIN, finished, hookTable, jsonl, jsonLines, sandbox } from '../cli/helpers.js';
-import { sleep } from '../soak/procfs.js';
+import { sleep } from '../../bench/procfs.js';
 
 /**
  * SPEC §4.2: at most a bounded number of hook processes run at once (per-session concurrency

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { asyncScheduler, from, lastValueFrom, mergeMap, tap } from 'rxjs';
 import { runHook } from '../../operators/runHooks.js';
 import { execaExecutor } from '../../src/exec/execa-executor.js';
-import { allProcesses, environHas, openFds } from './procfs.js';
+import { allProcesses, environHas, openFds } from '../../bench/procfs.js';
 import { INLINE_SH_ALLOW, preToolUse } from '../../bench/fixtures.js';
 import { commandHook, type Context, type Measured } from '../../bench/measurement.js';
 import type { Row } from '../../bench/report.js';

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { memoryOf } from './procfs.js';
+import { memoryOf } from '../../bench/procfs.js';
 import { mixedEvent, preToolUse } from '../../bench/fixtures.js';
 import type { Context, Measured } from '../../bench/measurement.js';
 import { GC_REPORT_PREFIX, type GcReport } from './gc-report.js';

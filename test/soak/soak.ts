@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { runCensus } from './census.js';
-import { allProcesses, environHas, openFds, rssKib, sleep, type ProcStat } from './procfs.js';
+import { allProcesses, environHas, openFds, rssKib, sleep, type ProcStat } from '../../bench/procfs.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const ARGS = process.argv.slice(2);

@@ -51,6 +51,36 @@ describe('house rules', () => {
     expect(fpTs.filter((path) => /from 'rxjs/.test(read(path)))).toStrictEqual([]);
   });
 
+  it('bench/ imports nothing from test/: what both need lives in bench/ (procfs.ts) and test/ imports it', () => {
+    const benches = sources('bench');
+    expect(benches).toContain('bench/procfs.ts');
+    const reaching = benches.filter((path) =>
+      /from '(\.\.\/)+test\/|import\('(\.\.\/)+test\//.test(code(path)),
+    );
+    expect(reaching).toStrictEqual([]);
+  });
+
+  it('the command line loads the engine lazily: what main.ts imports statically reaches no heavy package', () => {
+    // `--version`, `--help` and usage errors load only this closure; commands load theirs through
+    // src/cli/lazy.ts (docs/performance.md, cold start).
+    const HEAVY = /^(rxjs|io-ts|fp-ts|smol-toml|jsonc-parser|toml-eslint-parser|re2js)(\/|$)/;
+    const seen = new Set<string>();
+    const heavy: string[] = [];
+    const visit = (path: string): void => {
+      if (seen.has(path)) return;
+      seen.add(path);
+      const statics = [...code(path).matchAll(/^import (?!type\b)[^;]*? from '([^']+)'/gm)].map((m) => m[1]!);
+      for (const specifier of statics) {
+        if (HEAVY.test(specifier)) heavy.push(`${path} → ${specifier}`);
+        else if (specifier.startsWith('.')) visit(join(path, '..', specifier).replace(/\.js$/, '.ts'));
+      }
+    };
+    visit('src/cli/main.ts');
+    expect(seen).toContain('src/cli/program.ts');
+    expect(seen).not.toContain('src/cli/commands.ts');
+    expect(heavy).toStrictEqual([]);
+  });
+
   it('nothing in operators/ subscribes: operators compose', () => {
     expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
