@@ -296,6 +296,7 @@ export const MANIFEST_HOOK_KEYS = [
   'redact',
   'persistent',
   'dialect',
+  'observe',
 ] as const;
 
 /** Keys a manifest hook group may have; others are ignored with a warning. */

@@ -71,6 +71,8 @@ describe('observe = true, in every place a hook is declared', () => {
       ['scanner', false],
       ['observability', true],
     ]);
+    // `observe` is a known manifest key: no "unknown key ignored" warning for it.
+    expect(decoded.warnings).toStrictEqual([]);
   });
 
   it('defineHooks: observe on function and command hooks', () => {

@@ -189,8 +189,8 @@ describe('decodeManifestText: shipped third-party manifests load unchanged', () 
     expect(result.ok).toBe(true);
     expect(result.warnings.map(({ path, message }) => `${path}: ${message}`)).toEqual([
       'hooks.PreToolUse[0].comment: unknown key ignored (expected matcher, sequential, hooks)',
-      'hooks.PreToolUse[0].hooks[0].statusMessage: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect)',
-      'hooks.PreToolUse[0].hooks[0].failClosed: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect); did you mean fail_closed?',
+      'hooks.PreToolUse[0].hooks[0].statusMessage: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect, observe)',
+      'hooks.PreToolUse[0].hooks[0].failClosed: unknown key ignored (expected type, name, command, description, timeout, env, fail_closed, fail_open, redact, persistent, dialect, observe); did you mean fail_closed?',
     ]);
     if (result.ok) {
       expect(result.value.hooks.PreToolUse[0]).not.toHaveProperty('matcher');
