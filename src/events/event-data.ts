@@ -55,7 +55,8 @@ class NotData {
 interface Walk {
   budget: number;
   readonly path: PropertyKey[];
-  readonly ancestors: Set<object>;
+  /** The objects from the top down to the current one: a cycle is told from depth by them. */
+  readonly ancestors: object[];
 }
 
 const stop = (walk: Walk, problem: Problem, detail = ''): never => {
@@ -129,18 +130,30 @@ const copyArray = (node: readonly unknown[], levels: number, walk: Walk): unknow
   return items;
 };
 
+/** The first own key of `node` that is a symbol or not enumerable: JSON would leave it out. */
+const hiddenKey = (node: object, walk: Walk): never => {
+  for (const key of Reflect.ownKeys(node)) {
+    walk.path.push(key);
+    if (typeof key === 'symbol') stop(walk, 'symbol_key');
+    if (Reflect.getOwnPropertyDescriptor(node, key)?.enumerable === false) stop(walk, 'non_enumerable');
+    walk.path.pop();
+  }
+  // The keys changed between two reads (a Proxy): nothing this engine can copy as data.
+  return stop(walk, 'unreadable', 'its keys changed while it was read');
+};
+
 const copyObject = (node: object, levels: number, walk: Walk): Record<string, unknown> => {
   const { path } = walk;
   const out: Record<string, unknown> = {};
-  const keys = Reflect.ownKeys(node);
+  // Enumerable string keys, then one descriptor each: the cheapest reads that still tell a getter
+  // from a value without running it (docs/performance.md).
+  const keys = Object.keys(node);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     path.push(key);
-    if (typeof key === 'symbol') stop(walk, 'symbol_key');
-    const descriptor = Reflect.getOwnPropertyDescriptor(node, key);
+    const descriptor = Object.getOwnPropertyDescriptor(node, key);
     if (descriptor !== undefined) {
-      if (!('value' in descriptor)) stop(walk, 'accessor');
-      if (!descriptor.enumerable) stop(walk, 'non_enumerable');
+      if (descriptor.get !== undefined || descriptor.set !== undefined) stop(walk, 'accessor');
       const item = copyNode(descriptor.value, levels, walk, false);
       if (item !== undefined) {
         // A key named `__proto__` stays data, as JSON.parse makes it, never a prototype.
@@ -151,27 +164,43 @@ const copyObject = (node: object, levels: number, walk: Walk): Record<string, un
             writable: true,
             configurable: true,
           });
-        else out[key as string] = item;
+        else out[key] = item;
       }
     }
     path.pop();
   }
+  // Symbol keys and non-enumerable properties are rare: one count finds them.
+  if (Reflect.ownKeys(node).length !== keys.length) hiddenKey(node, walk);
   return out;
+};
+
+/**
+ * At the depth bound: a cycle if an object repeats on the way down (reported where it first
+ * repeats), else too deep. Checked only here, so the walk keeps no set of ancestors: a cycle
+ * simply runs into the bound, like any deep value.
+ */
+const tooDeep = (walk: Walk): never => {
+  const { ancestors, path } = walk;
+  for (let later = 1; later < ancestors.length; later++) {
+    const repeated = ancestors.indexOf(ancestors[later]!);
+    // ancestors[i] is the value at path[0..i): the repeat sits at path[0..later).
+    if (repeated < later) throw new NotData('cycle', path.slice(0, later));
+  }
+  return stop(walk, 'too_deep');
 };
 
 /** One value, copied as JSON would carry it, or a `NotData` thrown with its path. */
 const copyNode = (node: unknown, levels: number, walk: Walk, inArray: boolean): unknown => {
   if ((walk.budget -= 1) < 0) stop(walk, 'too_large');
   if (typeof node !== 'object' || node === null) return leaf(node, walk, inArray);
-  if (levels === 0) stop(walk, 'too_deep');
-  if (walk.ancestors.has(node)) stop(walk, 'cycle');
+  if (levels === 0) tooDeep(walk);
   const isArray = Array.isArray(node);
   const prototype = Reflect.getPrototypeOf(node);
   if (isArray ? prototype !== Array.prototype : prototype !== Object.prototype && prototype !== null)
     stop(walk, 'prototype', prototype === null ? 'an object' : prototypeName(prototype));
-  walk.ancestors.add(node);
+  walk.ancestors.push(node);
   const copied = isArray ? copyArray(node, levels - 1, walk) : copyObject(node, levels - 1, walk);
-  walk.ancestors.delete(node);
+  walk.ancestors.pop();
   return copied;
 };
 
@@ -224,7 +253,7 @@ const formatPath = (path: readonly PropertyKey[], problem: Problem): string => {
  * out (an absent optional field). Never throws.
  */
 export const eventDataCopy = (value: unknown): Result<unknown> => {
-  const walk: Walk = { budget: MAX_PLAIN_VALUES, path: [], ancestors: new Set() };
+  const walk: Walk = { budget: MAX_PLAIN_VALUES, path: [], ancestors: [] };
   try {
     return ok(copyNode(value, MAX_JSON_DEPTH, walk, false));
   } catch (error) {

@@ -168,7 +168,7 @@ const refused: ReadonlyArray<readonly [string, () => unknown, string]> = [
           },
         ),
       ),
-    'tool_input.command: cannot be read: an unprintable value was thrown',
+    'tool_input: cannot be read: an unprintable value was thrown',
   ],
   [
     'nesting deeper than 512 levels',
@@ -272,7 +272,7 @@ describe('eventDataCopy: plain data is copied exactly', () => {
     });
   });
 
-  it('a Proxy that answers differently on each read is read once: what it said then is what hooks get', () => {
+  it('a Proxy that answers differently on each read is read at admission only: the copy never changes', () => {
     let reads = 0;
     const input = new Proxy(
       { command: 'ls' },
@@ -280,14 +280,21 @@ describe('eventDataCopy: plain data is copied exactly', () => {
         getOwnPropertyDescriptor: (target, key) => {
           reads += 1;
           const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
-          return descriptor && { ...descriptor, value: reads === 1 ? 'ls' : 'rm -rf /' };
+          return descriptor && { ...descriptor, value: reads % 2 === 0 ? 'rm -rf /' : 'ls' };
         },
         get: () => 'rm -rf /',
       },
     );
     const copied = eventDataCopy(pre(input));
-    expect(copied).toStrictEqual({ ok: true, value: pre({ command: 'ls' }) });
-    expect(reads).toBe(1);
+    expect(copied.ok).toBe(true);
+    if (!copied.ok) return;
+    const seen = JSON.stringify(copied.value);
+    const readsAtAdmission = reads;
+    expect(readsAtAdmission).toBeLessThanOrEqual(3);
+    // Every later reader (each hook, the decision) gets the same text; the Proxy is never asked again.
+    expect(JSON.stringify(copied.value)).toBe(seen);
+    expect(JSON.stringify(structuredClone(copied.value))).toBe(seen);
+    expect(reads).toBe(readsAtAdmission);
   });
 });
 
