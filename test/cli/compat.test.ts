@@ -75,6 +75,37 @@ describe('cosh-hooks import', () => {
     ]);
   });
 
+  it('a decoy file_path beside the real absolute_path: the Claude guard is not shown it, the read is blocked', async () => {
+    const imported = await cli(['import', 'claude', SETTINGS]);
+    const config = join(scratch, 'imported-decoy.toml');
+    writeFileSync(config, imported.stdout);
+    const read = (tool_input: Record<string, string>) => ({
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_name: 'read_file',
+      tool_input,
+    });
+    const run = await cli(['run', ...isolated, '--config', config, '--workspace', CLAUDE_PROJECT], {
+      input: jsonl(
+        read({ file_path: '/w/notes.txt', absolute_path: '/w/.env' }),
+        read({ path: '/w/.env', file_path: '/w/notes.txt' }),
+        read({ file_path: '/w/notes.txt', path: '/w/notes.txt' }),
+      ),
+    });
+    expect(run.code).toBe(0);
+    const [first, second, third] = decisions(run.stdout);
+    expect(first?.decision).toBe('block');
+    expect(String(first?.reason)).toMatch(
+      /^tool_input of "read_file" gives file_path "\/w\/notes.txt" and absolute_path "\/w\/.env": the tool uses one of them; hook "claude-[^"]+" \(claude dialect\) reads one name for it/,
+    );
+    expect(second?.decision).toBe('block');
+    expect(String(second?.reason)).toMatch(
+      /^tool_input of "read_file" gives file_path "\/w\/notes.txt" and path "\/w\/.env"/,
+    );
+    // The same file under two names is no conflict: the guard runs, and allows notes.txt.
+    expect(third).toStrictEqual({ decision: 'none' });
+  });
+
   it('a hook with a wrong field: error with file, line and field on stderr, status 1, the other hooks still printed', async () => {
     const file = join(scratch, 'bad-settings.json');
     writeFileSync(
