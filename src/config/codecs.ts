@@ -246,8 +246,46 @@ export const HooksSection = object('a table', {
 });
 export type HooksSection = t.TypeOf<typeof HooksSection>;
 
-/** The whole file: other top-level tables belong to the rest of the shell's configuration. */
-export const ConfigFile = object('a TOML document', { optional: { hooks: HooksSection } });
+/** The event an `[[imported_hooks]]` table runs on: one of the eight names, exact case. */
+export const EventNameText = named(t.keyof(byEvent(() => null)), `one of ${EVENT_NAMES.join(', ')}`);
+
+export const IMPORTED_HOOK_KEYS = ['event', ...CONFIG_HOOK_KEYS] as const;
+
+/**
+ * One `[[imported_hooks]]` table, as `cosh-hooks import` prints it: a hook table with its `event`.
+ * A top-level array of tables, so the printed text can be appended to any valid config
+ * (docs/configuration.md).
+ */
+export const ImportedHook = object('a hook table', {
+  required: { event: EventNameText, command: CommandText },
+  optional: {
+    name: AString,
+    timeout: TimeoutMs,
+    matcher: Matcher,
+    fail_closed: ABoolean,
+    persistent: ABoolean,
+    env: Env,
+    description: AString,
+    redact: ABoolean,
+    fail_open: ABoolean,
+    sequential: ABoolean,
+    dialect: DialectName,
+  },
+  unknownKey: (key) =>
+    `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})${hint(key, IMPORTED_HOOK_KEYS)}`,
+});
+export type ImportedHook = t.TypeOf<typeof ImportedHook>;
+
+/**
+ * The whole file: `[hooks]`, and `[[imported_hooks]]` tables appended by `cosh-hooks import`;
+ * other top-level tables belong to the rest of the shell's configuration.
+ */
+export const ConfigFile = object('a TOML document', {
+  optional: {
+    hooks: HooksSection,
+    imported_hooks: named(t.array(ImportedHook), 'an array of hook tables (write [[imported_hooks]])'),
+  },
+});
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 
 // ----- cosh-extension.json (SPEC §3). Only keys this module uses are known; others are ignored.

@@ -4,7 +4,7 @@ import { byEvent, EVENT_NAMES, TOOL_EVENTS, isEventName, type EventName } from '
 import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
-import { ConfigFile, isRecord } from './codecs.js';
+import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import {
   failModeConflict,
@@ -13,6 +13,7 @@ import {
   unnamedHook,
   type ConfigProblem,
   type Issue,
+  type Segment,
 } from './problems.js';
 
 /** Hooks of the config file per event, in file order; all enabled until state is applied. */
@@ -41,37 +42,44 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
  * Warnings that do not depend on the file being valid, so they are reported together with its
  * errors: unnamed hooks (skipped) and matchers on events that have no tool name (ignored).
  */
-const warningIssues = (document: Record<string, unknown>): Issue[] => {
+/** Every hook table of the document with its event and path: `[hooks]` ones, then `[[imported_hooks]]`. */
+const hookTablesOf = (
+  document: Record<string, unknown>,
+): { readonly event: EventName; readonly table: Record<string, unknown>; readonly at: Segment[] }[] => {
+  const found: { event: EventName; table: Record<string, unknown>; at: Segment[] }[] = [];
   const section = document.hooks;
-  if (!isRecord(section)) return [];
-  const issues: Issue[] = [];
-  for (const [event, tables] of Object.entries(section)) {
-    if (!isEventName(event) || !Array.isArray(tables)) continue;
-    tables.forEach((table: unknown, index) => {
-      if (!isRecord(table)) return;
-      const at = ['hooks', event, index];
-      if (isUnnamed(table.name)) issues.push(unnamedHook(at));
-      const matcher = table.matcher;
-      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !TOOL_EVENTS.includes(event)) {
-        issues.push(ignoredMatcher(event, [...at, 'matcher']));
-      }
+  if (isRecord(section)) {
+    for (const [event, tables] of Object.entries(section)) {
+      if (!isEventName(event) || !Array.isArray(tables)) continue;
+      tables.forEach((table: unknown, index) => {
+        if (isRecord(table)) found.push({ event, table, at: ['hooks', event, index] });
+      });
+    }
+  }
+  const imported = document.imported_hooks;
+  if (Array.isArray(imported)) {
+    imported.forEach((table: unknown, index) => {
+      if (isRecord(table) && isEventName(table.event))
+        found.push({ event: table.event, table, at: ['imported_hooks', index] });
     });
   }
-  return issues;
+  return found;
 };
 
+const warningIssues = (document: Record<string, unknown>): Issue[] =>
+  hookTablesOf(document).flatMap(({ event, table, at }) => {
+    const issues: Issue[] = [];
+    if (isUnnamed(table.name)) issues.push(unnamedHook(at));
+    const matcher = table.matcher;
+    if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !TOOL_EVENTS.includes(event)) {
+      issues.push(ignoredMatcher(event, [...at, 'matcher']));
+    }
+    return issues;
+  });
+
 /** Hook tables that set `fail_closed` and `fail_open` to opposite meanings: errors. */
-const failModeConflicts = (document: Record<string, unknown>): Issue[] => {
-  const section = document.hooks;
-  if (!isRecord(section)) return [];
-  return Object.entries(section).flatMap(([event, tables]) =>
-    isEventName(event) && Array.isArray(tables)
-      ? tables.flatMap((table: unknown, index) =>
-          isRecord(table) ? failModeConflict(table, ['hooks', event, index]) : [],
-        )
-      : [],
-  );
-};
+const failModeConflicts = (document: Record<string, unknown>): Issue[] =>
+  hookTablesOf(document).flatMap(({ table, at }) => failModeConflict(table, at));
 
 /**
  * Validates the text of a config file (SPEC §2) and resolves its hooks. Pure: `file` only names
@@ -97,16 +105,17 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   }
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();
-  for (const event of EVENT_NAMES) {
-    for (const table of section[event] ?? []) {
-      if (!isUnnamed(table.name))
-        hooks[event].push(
-          commandHookOf(
-            { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
-            'config',
-          ),
-        );
-    }
-  }
+  const add = (event: EventName, table: ConfigHook) => {
+    if (!isUnnamed(table.name))
+      hooks[event].push(
+        commandHookOf(
+          { ...table, name: table.name ?? '', command: commandOfDialect(table.dialect, table.command) },
+          'config',
+        ),
+      );
+  };
+  for (const event of EVENT_NAMES) for (const table of section[event] ?? []) add(event, table);
+  // Imported tables run after the `[hooks]` ones of their event, in file order.
+  for (const { event, ...table } of decoded.right.imported_hooks ?? []) add(event, table);
   return { enabled: section.enabled ?? true, hooks, errors: [], warnings };
 };

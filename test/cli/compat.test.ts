@@ -27,7 +27,9 @@ describe('cosh-hooks import', () => {
   it('claude: prints config.toml hooks that keep their dialect; warnings name the events it skips', async () => {
     const result = await cli(['import', 'claude', SETTINGS]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('[[hooks.PreToolUse]]\nname = "claude-bash-validator.sh-');
+    expect(result.stdout).toContain(
+      '[[imported_hooks]]\nevent = "PreToolUse"\nname = "claude-bash-validator.sh-',
+    );
     expect(result.stdout).toContain(
       'command = "\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/bash-validator.sh"\ntimeout = 10000\nmatcher = "^(shell|run_shell_command)$"\ndialect = "claude"\n',
     );
@@ -117,7 +119,93 @@ describe('cosh-hooks import', () => {
     expect(result.stderr).toBe(
       `error: ${file}:5: hooks.Stop[0].hooks[0].timeout: expected a positive number of seconds, got "soon"\n`,
     );
-    expect(result.stdout).toMatch(/\[\[hooks\.Stop\]\]\nname = "claude-b-[0-9a-f]{8}"\ncommand = "b"\n/);
+    expect(result.stdout).toMatch(
+      /\[\[imported_hooks\]\]\nevent = "Stop"\nname = "claude-b-[0-9a-f]{8}"\ncommand = "b"\n/,
+    );
+  });
+
+  describe('appended with >> to a config that already guards (docs/cli.md)', () => {
+    const guarded = (style: string) =>
+      ({
+        table:
+          '[hooks]\nenabled = true\n\n[[hooks.PreToolUse]]\nname = "rm-guard"\ncommand = "exit 2"\nmatcher = "^shell$"\ndialect = "claude"\n',
+        inline:
+          '[hooks]\nenabled = true\nPreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }]',
+        dotted:
+          'hooks.PreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }]\n',
+        'inline table':
+          'hooks = { enabled = true, PreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }] }',
+      })[style]!;
+    const rm = {
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_name: 'shell',
+      tool_input: { command: 'rm -rf /' },
+    };
+
+    it.each([
+      ['empty settings file', '{}'],
+      ['settings with an empty hooks object', '{"hooks":{}}'],
+      [
+        'only hooks cosh cannot run',
+        '{"hooks":{"Notification":[{"hooks":[{"type":"command","command":"x"}]}]}}',
+      ],
+    ])(
+      'nothing to import (%s): comments only; validate, list and run still see the guard',
+      async (_, settings) => {
+        const file = join(scratch, `nothing-${settings.length}.json`);
+        writeFileSync(file, settings);
+        const imported = await cli(['import', 'claude', file]);
+        expect(imported.code).toBe(0);
+        expect(imported.stdout).not.toContain('[hooks]');
+        expect(
+          imported.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('#')),
+        ).toStrictEqual([]);
+        for (const style of ['table', 'inline', 'dotted', 'inline table']) {
+          const config = join(scratch, `nothing-${settings.length}-${style.replace(' ', '-')}.toml`);
+          writeFileSync(config, guarded(style) + imported.stdout);
+          const validate = await cli(['validate', ...isolated, '--config', config]);
+          expect(validate.stderr).not.toContain('error');
+          const run = await cli(['run', ...isolated, '--config', config], { input: jsonl(rm) });
+          expect(run.code).toBe(0);
+          expect(decisions(run.stdout)).toStrictEqual([
+            { decision: 'block', reason: 'hook "rm-guard" exited with code 2' },
+          ]);
+        }
+      },
+    );
+
+    it.each(['table', 'inline', 'dotted', 'inline table'])(
+      'hooks to import, config written as %s: the guard and the imported hooks both run',
+      async (style) => {
+        const imported = await cli(['import', 'claude', SETTINGS]);
+        const config = join(scratch, `append-${style.replace(' ', '-')}.toml`);
+        writeFileSync(config, guarded(style) + imported.stdout);
+        const list = await cli([
+          'list',
+          ...isolated,
+          '--config',
+          config,
+          '--json',
+          '--workspace',
+          CLAUDE_PROJECT,
+        ]);
+        expect(list.code).toBe(0);
+        const run = await cli(['run', ...isolated, '--config', config, '--workspace', CLAUDE_PROJECT], {
+          input: jsonl(rm, {
+            hook_event_name: 'PreToolUse',
+            session_id: 's',
+            tool_name: 'read_file',
+            tool_input: { absolute_path: '/w/.env' },
+          }),
+        });
+        expect(run.code).toBe(0);
+        expect(decisions(run.stdout)).toStrictEqual([
+          { decision: 'block', reason: 'hook "rm-guard" exited with code 2' },
+          { decision: 'block', reason: 'Read of /w/.env is not allowed: it holds secrets' },
+        ]);
+      },
+    );
   });
 
   it('a missing file is one message and status 1', async () => {

@@ -327,7 +327,7 @@ describe('foreignHooksToToml', () => {
     expect(
       decoded.hooks.PreToolUse.map((hook) => [hook.command, hook.dialect, hook.timeoutMs]),
     ).toStrictEqual(hostile.map((command) => [command, 'claude', 60_000]));
-    expect(text.split('\n')[0]).toBe(
+    expect(text.split('\n')[1]).toBe(
       '# Imported from Claude Code hooks in /p/a \\"b\\"\\nc/settings.json by cosh-hooks import claude.',
     );
   });
@@ -340,6 +340,84 @@ describe('foreignHooksToToml', () => {
     const hook = decodeConfigText(text, 'i.toml').hooks.Stop[0];
     expect(hook?.command).toBe('${CLAUDE_PLUGIN_ROOT}/s.sh');
     expect(hook?.env).toStrictEqual({ CLAUDE_PLUGIN_ROOT: '/x/my "plugin"' });
+  });
+});
+
+describe('[[imported_hooks]] tables in config.toml', () => {
+  it('are checked like hook tables, with an event; every problem has its line and path', () => {
+    const decoded = decodeConfigText(
+      [
+        '[[imported_hooks]]',
+        'event = "Nope"',
+        'name = "a"',
+        'command = "x"',
+        '',
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "b"',
+        'command = "c"',
+        'bogus = 1',
+        '',
+        '[[imported_hooks]]',
+        'name = "c"',
+        'command = "c"',
+      ].join('\n'),
+      'c.toml',
+    );
+    const events =
+      'PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel';
+    expect(decoded.errors).toStrictEqual([
+      {
+        file: 'c.toml',
+        line: 2,
+        path: 'imported_hooks[0].event',
+        message: `expected one of ${events}, got "Nope"`,
+      },
+      {
+        file: 'c.toml',
+        line: 10,
+        path: 'imported_hooks[1].bogus',
+        message:
+          'unknown key (expected event, name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential, dialect)',
+      },
+      {
+        file: 'c.toml',
+        line: 12,
+        path: 'imported_hooks[2].event',
+        message: `missing required key (expected one of ${events})`,
+      },
+    ]);
+  });
+
+  it('an unnamed one is skipped with a warning, like any hook table; a matcher off tool events is ignored', () => {
+    const decoded = decodeConfigText(
+      '[[imported_hooks]]\nevent = "Stop"\ncommand = "d"\nmatcher = "^x$"\n',
+      'c.toml',
+    );
+    expect(decoded.errors).toStrictEqual([]);
+    expect(decoded.warnings.map((warning) => [warning.line, warning.path])).toStrictEqual([
+      [1, 'imported_hooks[0]'],
+      [4, 'imported_hooks[0].matcher'],
+    ]);
+  });
+
+  it('run after the [hooks] tables of their event, in file order, whatever the order in the file', () => {
+    const decoded = decodeConfigText(
+      [
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "i1"',
+        'command = "i1"',
+        '[hooks]',
+        'Stop = [{ name = "own", command = "own" }]',
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "i2"',
+        'command = "i2"',
+      ].join('\n'),
+      'c.toml',
+    );
+    expect(decoded.hooks.Stop.map((hook) => hook.name)).toStrictEqual(['own', 'i1', 'i2']);
   });
 });
 
