@@ -102,11 +102,15 @@ const leaf = (node: unknown, walk: Walk, inArray: boolean): unknown => {
 };
 
 const copyArray = (node: readonly unknown[], levels: number, walk: Walk): unknown[] => {
-  const length = node.length;
-  if (length > walk.budget) stop(walk, 'too_large');
+  const length: unknown = node.length;
+  // Only a Proxy can say anything else; its items could not be read as an array.
+  if (typeof length !== 'number' || !Number.isInteger(length) || length < 0)
+    stop(walk, 'unreadable', 'an array whose length is not a count');
+  if ((length as number) > walk.budget) stop(walk, 'too_large');
   const { path } = walk;
-  const items: unknown[] = new Array<unknown>(length);
-  for (let i = 0; i < length; i++) {
+  const count = length as number;
+  const items: unknown[] = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) {
     path.push(i);
     const descriptor = Reflect.getOwnPropertyDescriptor(node, i);
     if (descriptor === undefined) stop(walk, 'hole');
@@ -115,13 +119,13 @@ const copyArray = (node: readonly unknown[], levels: number, walk: Walk): unknow
     path.pop();
   }
   const keys = Reflect.ownKeys(node);
-  if (keys.length !== length + 1) {
+  if (keys.length !== count + 1) {
     for (const key of keys) {
       if (typeof key === 'symbol') {
         path.push(key);
         stop(walk, 'symbol_key');
       }
-      if (key !== 'length' && !(String(Number(key)) === key && Number(key) < length)) {
+      if (key !== 'length' && !(String(Number(key)) === key && Number(key) < count)) {
         path.push(key);
         stop(walk, 'array_property');
       }

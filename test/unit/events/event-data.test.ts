@@ -171,6 +171,16 @@ const refused: ReadonlyArray<readonly [string, () => unknown, string]> = [
     'tool_input: cannot be read: an unprintable value was thrown',
   ],
   [
+    'a Proxy of an array that lies about its length',
+    () =>
+      pre({
+        argv: new Proxy(['ls'], {
+          get: (target, key) => (key === 'length' ? 'many' : Reflect.get(target, key)),
+        }),
+      }),
+    'tool_input.argv: cannot be read: an array whose length is not a count',
+  ],
+  [
     'nesting deeper than 512 levels',
     () => {
       let deep: unknown = 'rm -rf /';
