@@ -4,8 +4,8 @@
  * with its path, anything JSON cannot carry as data: what every hook sees is then what the host
  * meant, and nothing the host does to its object later, nor a getter or Proxy answering
  * differently on a second read, changes it. A JSON line needs no copy: `JSON.parse` made it, and
- * nobody else holds it. The admitted event is frozen, deeply, before an in-process hook gets it, so
- * no hook can change what a later hook or the host sees.
+ * nobody else holds it. Each in-process hook gets its own deep copy of the admitted event, so no
+ * hook can change what a later hook or the host sees.
  */
 
 import { err, ok, type Result } from '../result.js';
@@ -274,32 +274,33 @@ export const eventDataCopy = (value: unknown): Result<unknown> => {
   }
 };
 
-/** Objects this module froze with everything under them. */
-const frozenTrees = new WeakSet<object>();
+/** Deepest structure `eventClone` copies: an admitted event is within 512 levels. */
+const MAX_CLONE_DEPTH = MAX_JSON_DEPTH + 8;
 
-/** Deepest structure `frozenEvent` walks: an admitted event is within 512 levels. */
-const MAX_FREEZE_DEPTH = MAX_JSON_DEPTH + 8;
-
-const freeze = (node: object, levels: number): void => {
-  if (frozenTrees.has(node)) return;
-  if (levels === 0)
-    throw new Error(`an event nested deeper than ${MAX_FREEZE_DEPTH} levels cannot be frozen`);
-  const values = Array.isArray(node) ? node : Object.values(node);
-  for (let i = 0; i < values.length; i++) {
-    const child: unknown = values[i];
-    if (typeof child === 'object' && child !== null) freeze(child, levels - 1);
+const cloneNode = (node: unknown, levels: number): unknown => {
+  if (typeof node !== 'object' || node === null) return node;
+  if (levels === 0) throw new Error(`an event nested deeper than ${MAX_CLONE_DEPTH} levels cannot be copied`);
+  if (Array.isArray(node)) {
+    const items: unknown[] = new Array<unknown>(node.length);
+    for (let i = 0; i < node.length; i++) items[i] = cloneNode(node[i], levels - 1);
+    return items;
   }
-  Object.freeze(node);
-  frozenTrees.add(node);
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(node);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = cloneNode((node as Record<string, unknown>)[key], levels - 1);
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 };
 
 /**
- * `event`, deeply frozen, for an in-process hook: writing into it throws (in strict code) and
- * changes nothing any other hook or the host sees. Done once per object: later hooks of the chain
- * get the same frozen value at no cost. Only ever given engine-made data (an admitted event, its
- * dialect or redacted form), which is bounded; throws past the bound rather than recurse further.
+ * A fresh deep copy of engine-made event data (an admitted event, its dialect or redacted form:
+ * plain JSON, bounded, no getters), for one in-process hook: what the hook writes into it stays
+ * in its copy. Plain reads only, since the data is already checked; throws past the depth bound
+ * rather than recurse further.
  */
-export const frozenEvent = <A>(event: A): A => {
-  if (typeof event === 'object' && event !== null) freeze(event, MAX_FREEZE_DEPTH);
-  return event;
-};
+export const eventClone = <A>(event: A): A => cloneNode(event, MAX_CLONE_DEPTH) as A;

@@ -86,20 +86,51 @@ describe('a function hook cannot change what later hooks or the host see', () =>
     },
   );
 
-  it('the write throws inside the hook: the audit hook is an `exception`, which says what it tried', async () => {
+  it('the write succeeds on the hook’s own copy: the audit hook answers normally, the guard after it sees the original', async () => {
+    guardSaw.length = 0;
+    const auditSaw: unknown[] = [];
     const registry = defineHooks({
       PreToolUse: [
-        { name: 'audit', run: (event) => void ((event as unknown as Input).tool_input.command = 'ls') },
+        {
+          name: 'audit',
+          run: (event) => {
+            (event as unknown as Input).tool_input.command = 'ls';
+            auditSaw.push(commandOf(event));
+            return { decision: 'allow' as const };
+          },
+        },
         guard,
       ],
     });
     const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
     const { decision } = await dispatcher.dispatch(rmEvent());
     dispatcher.close();
-    expect(decision.hooks.map((hook) => [hook.name, hook.outcome])).toEqual([
-      ['audit', 'exception'],
-      ['guard', 'ok'],
+    expect(auditSaw).toEqual(['ls']);
+    expect(guardSaw).toEqual(['rm -rf /']);
+    expect(decision.hooks.map((hook) => [hook.name, hook.outcome, hook.decision])).toEqual([
+      ['audit', 'ok', 'allow'],
+      ['guard', 'ok', 'block'],
     ]);
+    expect(decision.decision).toBe('block');
+  });
+
+  it('each function hook gets its own copy: two maskers in a row, then the guard, all on one event', async () => {
+    guardSaw.length = 0;
+    const seen: unknown[] = [];
+    const masker = (name: string) => ({
+      name,
+      run: (event: HookEvent) => {
+        seen.push(commandOf(event));
+        (event as unknown as Input).tool_input.command = `masked by ${name}`;
+      },
+    });
+    const registry = defineHooks({ PreToolUse: [masker('a'), masker('b'), guard] });
+    const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
+    const { decision } = await dispatcher.dispatch(rmEvent());
+    dispatcher.close();
+    expect(seen).toEqual(['rm -rf /', 'rm -rf /']);
+    expect(guardSaw).toEqual(['rm -rf /']);
+    expect(decision.decision).toBe('block');
   });
 
   it('a command hook after a masking function hook is sent the event as admitted (marbles)', () => {
@@ -134,7 +165,7 @@ describe('a function hook cannot change what later hooks or the host see', () =>
     expect(sent).toEqual([JSON.stringify(rmEvent())]);
   });
 
-  it('two events do not share state: freezing one never touches the next host object', async () => {
+  it('the host object is never frozen or changed by the engine', async () => {
     const registry = defineHooks({ PreToolUse: [{ name: 'audit', run: () => undefined }] });
     const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
     const hostEvent = rmEvent();

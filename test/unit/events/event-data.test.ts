@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventDataCopy, isFreshJson } from '../../../src/events/event-data.js';
+import { eventClone, eventDataCopy, isFreshJson } from '../../../src/events/event-data.js';
 import { admit, JsonLine, readInput } from '../../../src/events/index.js';
 
 /**
@@ -341,5 +341,26 @@ describe('admit: a JSON line is already fresh data, a host object is copied', ()
       line: 3,
       error: 'f: a function, which JSON cannot carry',
     });
+  });
+});
+
+describe('eventClone: each in-process hook gets its own copy', () => {
+  it('equal, sharing no object, a `__proto__` key kept as data', () => {
+    const event = JSON.parse(
+      '{"hook_event_name":"PreToolUse","tool_input":{"argv":["rm",{"f":"/"}],"__proto__":{"x":1}}}',
+    ) as Record<string, { argv: unknown[] }>;
+    const clone = eventClone(event);
+    expect(clone).toStrictEqual(event);
+    expect(clone['tool_input']).not.toBe(event['tool_input']);
+    expect(clone['tool_input']!.argv).not.toBe(event['tool_input']!.argv);
+    expect(clone['tool_input']!.argv[1]).not.toBe(event['tool_input']!.argv[1]);
+    expect(Object.getPrototypeOf(clone['tool_input'])).toBe(Object.prototype);
+    expect(JSON.stringify(clone)).toBe(JSON.stringify(event));
+  });
+
+  it('throws past its depth bound instead of recursing without end', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 600; i++) deep = [deep];
+    expect(() => eventClone(deep)).toThrow('an event nested deeper than 520 levels cannot be copied');
   });
 });
