@@ -210,24 +210,27 @@ export const CONFIG_HOOK_KEYS = [
   'dialect',
 ] as const;
 
+/** The optional keys of a hook table: one list for `[[hooks.<Event>]]` and `[[imported_hooks]]`. */
+const HOOK_TABLE_OPTIONAL = {
+  name: AString,
+  timeout: TimeoutMs,
+  matcher: Matcher,
+  fail_closed: ABoolean,
+  persistent: ABoolean,
+  env: Env,
+  description: AString,
+  redact: ABoolean,
+  // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
+  // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
+  fail_open: ABoolean,
+  sequential: ABoolean,
+  dialect: DialectName,
+};
+
 /** One `[[hooks.<Event>]]` table. `name` is optional here: an unnamed hook is a warning, not an error. */
 export const ConfigHook = object('a hook table', {
   required: { command: CommandText },
-  optional: {
-    name: AString,
-    timeout: TimeoutMs,
-    matcher: Matcher,
-    fail_closed: ABoolean,
-    persistent: ABoolean,
-    env: Env,
-    description: AString,
-    redact: ABoolean,
-    // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
-    // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
-    fail_open: ABoolean,
-    sequential: ABoolean,
-    dialect: DialectName,
-  },
+  optional: HOOK_TABLE_OPTIONAL,
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
 export type ConfigHook = t.TypeOf<typeof ConfigHook>;
@@ -258,19 +261,7 @@ export const IMPORTED_HOOK_KEYS = ['event', ...CONFIG_HOOK_KEYS] as const;
  */
 export const ImportedHook = object('a hook table', {
   required: { event: EventNameText, command: CommandText },
-  optional: {
-    name: AString,
-    timeout: TimeoutMs,
-    matcher: Matcher,
-    fail_closed: ABoolean,
-    persistent: ABoolean,
-    env: Env,
-    description: AString,
-    redact: ABoolean,
-    fail_open: ABoolean,
-    sequential: ABoolean,
-    dialect: DialectName,
-  },
+  optional: HOOK_TABLE_OPTIONAL,
   unknownKey: (key) =>
     `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})${hint(key, IMPORTED_HOOK_KEYS)}`,
 });
