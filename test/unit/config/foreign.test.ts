@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { IMPORTED_HOOK_KEYS } from '../../../src/config/codecs.js';
+import { EVENT_NAMES } from '../../../src/events/names.js';
 import { decodeConfigText } from '../../../src/config/config-file.js';
 import { decodeForeignText } from '../../../src/config/foreign.js';
 import { foreignHooksToToml } from '../../../src/config/foreign-toml.js';
@@ -364,8 +366,7 @@ describe('[[imported_hooks]] tables in config.toml', () => {
       ].join('\n'),
       'c.toml',
     );
-    const events =
-      'PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel';
+    const events = EVENT_NAMES.join(', ');
     expect(decoded.errors).toStrictEqual([
       {
         file: 'c.toml',
@@ -377,8 +378,7 @@ describe('[[imported_hooks]] tables in config.toml', () => {
         file: 'c.toml',
         line: 10,
         path: 'imported_hooks[1].bogus',
-        message:
-          'unknown key (expected event, name, command, timeout, matcher, fail_closed, persistent, env, description, redact, fail_open, sequential, dialect)',
+        message: `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})`,
       },
       {
         file: 'c.toml',
