@@ -146,10 +146,7 @@ describe('cosh-hooks import', () => {
     it.each([
       ['empty settings file', '{}'],
       ['settings with an empty hooks object', '{"hooks":{}}'],
-      [
-        'only hooks cosh cannot run',
-        '{"hooks":{"Notification":[{"hooks":[{"type":"command","command":"x"}]}]}}',
-      ],
+      ['only hooks cosh cannot run', '{"hooks":{"Stop":[{"hooks":[{"type":"prompt","prompt":"x"}]}]}}'],
     ])(
       'nothing to import (%s): comments only; validate, list and run still see the guard',
       async (_, settings) => {
