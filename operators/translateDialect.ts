@@ -1,9 +1,9 @@
-import { defer, map, type Observable } from 'rxjs';
+import { defer, map, of, type Observable } from 'rxjs';
 import { isForeign } from '../src/dialects/dialect.js';
 import { readForeignAnswer, type AnswerContext } from '../src/dialects/answer.js';
 import { sentEvent } from '../src/dialects/events.js';
 import type { HookEvent } from '../src/events/codecs.js';
-import type { HookResult } from '../src/protocol/result.js';
+import { success, type HookResult } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 
 /** Runs one hook for one event: what `translateDialect` wraps. */
@@ -21,6 +21,11 @@ export type RunOne = (hook: Hook, event: HookEvent) => Observable<HookResult>;
  * output: ---b|      b = block, reason "rm -rf is not allowed"
  * ```
  *
+ * An event whose tool input gives one field under two names with different values (`file_path`
+ * and `absolute_path`, `path` and `dir_path`, …) is never shown to such a hook: which value the tool
+ * uses depends on the host, and the hook reads only one. The hook is not run and its result is a
+ * block naming both fields (`b` at once, the hook never subscribed).
+ *
  * Composes inside the per-hook stream: the event is translated before the hook runs (and before
  * any redaction of what the hook sees), the answer right after it ends, before effective
  * decisions, fail_closed and aggregation. Timeouts and cancellation are the wrapped run's own.
@@ -34,6 +39,19 @@ export const translateDialect = (hook: Hook, event: HookEvent, run: RunOne): Obs
   const dialect = hook.dialect;
   return defer(() => {
     const sent = sentEvent(dialect, event);
+    // Two names of one tool field with different values: the hook would judge one of them, and
+    // which one the tool uses depends on the host. Never a decoy: the hook is not run, the call is
+    // blocked (a block where the event intercepts one, docs/compat.md).
+    if (sent.conflict !== undefined)
+      return of({
+        ...success({
+          decision: 'block',
+          reason:
+            `${sent.conflict}; hook ${JSON.stringify(hook.name)} (${dialect} dialect) reads one name for it, ` +
+            'so the call is blocked rather than judged on a value the tool may not use (docs/compat.md)',
+        }),
+        note: 'not run: the event names one tool field twice, with different values',
+      });
     // The hook reads the event in its own dialect's shape: not a cosh event any more, by design.
     const foreignEvent = sent.event as unknown as HookEvent;
     const context: AnswerContext = {

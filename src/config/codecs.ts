@@ -212,25 +212,28 @@ export const CONFIG_HOOK_KEYS = [
   'dialect',
 ] as const;
 
+/** The optional keys of a hook table: one list for `[[hooks.<Event>]]` and `[[imported_hooks]]`. */
+const HOOK_TABLE_OPTIONAL = {
+  name: AString,
+  timeout: TimeoutMs,
+  matcher: Matcher,
+  fail_closed: ABoolean,
+  persistent: ABoolean,
+  env: Env,
+  description: AString,
+  redact: ABoolean,
+  observe: ABoolean,
+  // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
+  // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
+  fail_open: ABoolean,
+  sequential: ABoolean,
+  dialect: DialectName,
+};
+
 /** One `[[hooks.<Event>]]` table. `name` is checked apart (config-file.ts), so that a blank one is caught too. */
 export const ConfigHook = object('a hook table', {
   required: { command: CommandText },
-  optional: {
-    name: AString,
-    timeout: TimeoutMs,
-    matcher: Matcher,
-    fail_closed: ABoolean,
-    persistent: ABoolean,
-    env: Env,
-    description: AString,
-    redact: ABoolean,
-    observe: ABoolean,
-    // cosh-core's keys, accepted so its configs load unchanged: `fail_open` is the opposite of
-    // `fail_closed`; `sequential` has no effect (hooks always run one after another here).
-    fail_open: ABoolean,
-    sequential: ABoolean,
-    dialect: DialectName,
-  },
+  optional: HOOK_TABLE_OPTIONAL,
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
 export type ConfigHook = t.TypeOf<typeof ConfigHook>;
@@ -277,8 +280,34 @@ export const HooksSection = object('a table', {
 });
 export type HooksSection = t.TypeOf<typeof HooksSection>;
 
-/** The whole file: other top-level tables belong to the rest of the shell's configuration. */
-export const ConfigFile = object('a TOML document', { optional: { hooks: HooksSection } });
+/** The event an `[[imported_hooks]]` table runs on: one of the eight names, exact case. */
+export const EventNameText = named(t.keyof(byEvent(() => null)), `one of ${EVENT_NAMES.join(', ')}`);
+
+export const IMPORTED_HOOK_KEYS = ['event', ...CONFIG_HOOK_KEYS] as const;
+
+/**
+ * One `[[imported_hooks]]` table, as `cosh-hooks import` prints it: a hook table with its `event`.
+ * A top-level array of tables, so the printed text can be appended to any valid config
+ * (docs/configuration.md).
+ */
+export const ImportedHook = object('a hook table', {
+  required: { event: EventNameText, command: CommandText },
+  optional: HOOK_TABLE_OPTIONAL,
+  unknownKey: (key) =>
+    `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})${hint(key, IMPORTED_HOOK_KEYS)}`,
+});
+export type ImportedHook = t.TypeOf<typeof ImportedHook>;
+
+/**
+ * The whole file: `[hooks]`, and `[[imported_hooks]]` tables appended by `cosh-hooks import`;
+ * other top-level tables belong to the rest of the shell's configuration.
+ */
+export const ConfigFile = object('a TOML document', {
+  optional: {
+    hooks: HooksSection,
+    imported_hooks: named(t.array(ImportedHook), 'an array of hook tables (write [[imported_hooks]])'),
+  },
+});
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 
 // ----- cosh-extension.json (SPEC §3). Only keys this module uses are known; others are ignored.

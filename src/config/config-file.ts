@@ -4,7 +4,7 @@ import { byEvent, EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } fro
 import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
-import { ConfigFile, isRecord } from './codecs.js';
+import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import {
   failModeConflict,
@@ -14,6 +14,7 @@ import {
   unnamedHook,
   type ConfigProblem,
   type Issue,
+  type Segment,
 } from './problems.js';
 
 /** Hooks of the config file per event, in file order; all enabled until state is applied. */
@@ -56,23 +57,41 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
  * Warnings that do not depend on the file being valid, so they are reported together with its
  * errors: matchers on events that have no matched field (ignored).
  */
-const warningIssues = (document: Record<string, unknown>): Issue[] => {
+/** Every hook table of the document with its event and path: `[hooks]` ones, then `[[imported_hooks]]`. */
+const hookTablesOf = (
+  document: Record<string, unknown>,
+): { readonly event: EventName; readonly table: Record<string, unknown>; readonly at: Segment[] }[] => {
+  const found: { event: EventName; table: Record<string, unknown>; at: Segment[] }[] = [];
   const section = document.hooks;
-  if (!isRecord(section)) return [];
-  const issues: Issue[] = [];
-  for (const [event, tables] of Object.entries(section)) {
-    if (!isEventName(event) || !Array.isArray(tables)) continue;
-    tables.forEach((table: unknown, index) => {
-      if (!isRecord(table)) return;
-      const at = ['hooks', event, index];
-      const matcher = table.matcher;
-      if (typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)) {
-        issues.push(ignoredMatcher(event, [...at, 'matcher']));
-      }
+  if (isRecord(section)) {
+    for (const [event, tables] of Object.entries(section)) {
+      if (!isEventName(event) || !Array.isArray(tables)) continue;
+      tables.forEach((table: unknown, index) => {
+        if (isRecord(table)) found.push({ event, table, at: ['hooks', event, index] });
+      });
+    }
+  }
+  const imported = document.imported_hooks;
+  if (Array.isArray(imported)) {
+    imported.forEach((table: unknown, index) => {
+      if (isRecord(table) && isEventName(table.event))
+        found.push({ event: table.event, table, at: ['imported_hooks', index] });
     });
   }
-  return issues;
+  return found;
 };
+
+/**
+ * Warnings that do not depend on the file being valid, so they are reported together with its
+ * errors: matchers on events that have no matched field (ignored).
+ */
+const warningIssues = (document: Record<string, unknown>): Issue[] =>
+  hookTablesOf(document).flatMap(({ event, table, at }) => {
+    const matcher = table.matcher;
+    return typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)
+      ? [ignoredMatcher(event, [...at, 'matcher'])]
+      : [];
+  });
 
 /**
  * Errors the codec does not see: hook tables that set `fail_closed` and `fail_open` to opposite
@@ -80,22 +99,11 @@ const warningIssues = (document: Record<string, unknown>): Issue[] => {
  * skipped with a warning: skipping it would silently drop a guard, fail_closed or not
  * (docs/configuration.md).
  */
-const tableErrors = (document: Record<string, unknown>): Issue[] => {
-  const section = document.hooks;
-  if (!isRecord(section)) return [];
-  return Object.entries(section).flatMap(([event, tables]) =>
-    isEventName(event) && Array.isArray(tables)
-      ? tables.flatMap((table: unknown, index) =>
-          isRecord(table)
-            ? [
-                ...(isUnnamed(table.name) ? [unnamedHook(['hooks', event, index, 'name'], table.name)] : []),
-                ...failModeConflict(table, ['hooks', event, index]),
-              ]
-            : [],
-        )
-      : [],
-  );
-};
+const tableErrors = (document: Record<string, unknown>): Issue[] =>
+  hookTablesOf(document).flatMap(({ table, at }) => [
+    ...(isUnnamed(table.name) ? [unnamedHook([...at, 'name'], table.name)] : []),
+    ...failModeConflict(table, at),
+  ]);
 
 /**
  * Validates the text of a config file (SPEC §2) and resolves its hooks. Pure: `file` only names
@@ -122,30 +130,35 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   const section = decoded.right.hooks ?? {};
   const hooks = noHooks();
   const tableIndex = byEvent((): number[] => []);
-  for (const event of EVENT_NAMES) {
+  const add = (event: EventName, table: ConfigHook, at: Segment[]) => {
+    const { line } = locate({ path: at, message: '' });
+    // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
+    const failClosed =
+      table.fail_closed === undefined && table.fail_open === undefined
+        ? section.fail_closed
+        : table.fail_closed;
+    hooks[event].push(
+      commandHookOf(
+        {
+          ...table,
+          ...(failClosed !== undefined && { fail_closed: failClosed }),
+          name: table.name ?? '',
+          command: commandOfDialect(table.dialect, table.command),
+          origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
+        },
+        'config',
+      ),
+    );
+  };
+  for (const event of EVENT_NAMES)
     (section[event] ?? []).forEach((table, index) => {
       tableIndex[event].push(index);
-      const at = ['hooks', event, index];
-      const { line } = locate({ path: at, message: '' });
-      // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
-      const failClosed =
-        table.fail_closed === undefined && table.fail_open === undefined
-          ? section.fail_closed
-          : table.fail_closed;
-      hooks[event].push(
-        commandHookOf(
-          {
-            ...table,
-            ...(failClosed !== undefined && { fail_closed: failClosed }),
-            name: table.name ?? '',
-            command: commandOfDialect(table.dialect, table.command),
-            origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
-          },
-          'config',
-        ),
-      );
+      add(event, table, ['hooks', event, index]);
     });
-  }
+  // Imported tables run after the `[hooks]` ones of their event, in file order.
+  (decoded.right.imported_hooks ?? []).forEach(({ event, ...table }, index) =>
+    add(event, table, ['imported_hooks', index]),
+  );
   const layering = {
     enabledSet: section.enabled !== undefined,
     definedEvents: EVENT_NAMES.filter((event) => section[event] !== undefined),

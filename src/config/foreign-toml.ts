@@ -42,9 +42,15 @@ const terminalSafe = (toml: string): string =>
   toml.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
- * Imported hooks as a `config.toml` `[hooks]` section (docs/compat.md), every string written by a
- * TOML serializer (quotes, backslashes, newlines and `"""` in a command stay exactly that text).
- * Gemini's `${/}` is the path separator, written as `/`.
+ * Imported hooks as `[[imported_hooks]]` tables of `config.toml` (docs/configuration.md), every
+ * string written by a TOML serializer (quotes, backslashes, newlines and `"""` in a command stay
+ * exactly that text). Gemini's `${/}` is the path separator, written as `/`.
+ *
+ * The text is made to be appended (`>> config.toml`) to any valid config, whatever its style: it
+ * starts with a newline (the config's last line may have none), holds only comments and top-level
+ * `[[imported_hooks]]` headers (an array of tables extends however often it is appended, and no
+ * style of writing `[hooks]` — inline arrays, dotted keys, an inline table — can close it), and is
+ * only comments when there is nothing to import.
  */
 export const foreignHooksToToml = (
   hooks: readonly ForeignHook[],
@@ -52,11 +58,11 @@ export const foreignHooksToToml = (
 ): string => {
   const root = pluginRootOf(source.file);
   const env = root === undefined ? undefined : pluginEnv(source.dialect, root);
-  const section: Record<string, unknown[]> = {};
-  for (const event of EVENT_NAMES) {
-    const tables = hooks
+  const tables = EVENT_NAMES.flatMap((event) =>
+    hooks
       .filter((hook) => hook.event === event)
       .map((hook) => ({
+        event,
         name: hook.name,
         command: source.dialect === 'gemini' ? hook.command.replaceAll('${/}', '/') : hook.command,
         timeout: hook.timeout,
@@ -64,15 +70,15 @@ export const foreignHooksToToml = (
         dialect: hook.dialect,
         ...(hook.description !== undefined && { description: hook.description }),
         ...(env !== undefined && { env }),
-      }));
-    if (tables.length > 0) section[event] = tables;
-  }
+      })),
+  );
   const agent = source.dialect === 'claude' ? 'Claude Code' : 'Gemini CLI';
   const header = [
     comment(`Imported from ${agent} hooks in ${source.file} by cosh-hooks import ${source.dialect}.`),
-    '# Each hook keeps its dialect: it runs unchanged and decides what its author meant (docs/compat.md).',
+    tables.length === 0
+      ? '# It has no hooks cosh-hooks can run: nothing to import.'
+      : '# Each hook keeps its dialect: it runs unchanged and decides what its author meant (docs/compat.md).',
   ].join('\n');
-  // No `[hooks]` header of its own: the output can be appended to an existing config.toml.
-  const body = stringify({ hooks: section });
-  return terminalSafe(`${header}\n${body}\n`);
+  if (tables.length === 0) return terminalSafe(`\n${header}\n`);
+  return terminalSafe(`\n${header}\n${stringify({ imported_hooks: tables })}\n`);
 };

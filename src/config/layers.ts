@@ -269,7 +269,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
         const found = fingerprintHook(event, hook, options.workspace);
         for (const script of found.scripts) files.push(script.path);
         const index = project.decoded.layering?.tableIndex[event][i] ?? i;
-        const line = at(['hooks', event, index]);
+        const line = hook.origin?.line ?? at(['hooks', event, index]);
         projectHooks.push({ event, hook, file: project.file, ...(line !== undefined && { line }) });
         const verdict = trustVerdict(found, trusted);
         if (verdict.trusted) {
@@ -280,7 +280,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
         warnings.push({
           file: project.file,
           ...(line !== undefined && { line }),
-          path: formatPath(['hooks', event, index]),
+          path: hook.origin?.path ?? formatPath(['hooks', event, index]),
           message: `project hook ${JSON.stringify(hook.name)} does not run: ${verdict.reason}`,
         });
         untrusted.push({

@@ -9,6 +9,8 @@ export interface SentEvent {
   readonly event: JsonObject;
   /** A tool input in the hook's field names → the event's cosh field names (identity off tool events). */
   readonly back: (input: JsonObject) => JsonObject;
+  /** Why the event must not be shown to the hook: two names of one tool field disagree (`ToolCall`). */
+  readonly conflict?: string;
 }
 
 /**
@@ -81,6 +83,7 @@ export const claudeEvent = (event: HookEvent): SentEvent => {
       ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
     },
     back: call?.back ?? identity,
+    ...(call?.conflict !== undefined && { conflict: call.conflict }),
   };
 };
 
@@ -117,6 +120,7 @@ export const geminiEvent = (event: HookEvent): SentEvent => {
       ...(call !== undefined && { tool_name: call.name, tool_input: call.input }),
     },
     back: call?.back ?? identity,
+    ...(call?.conflict !== undefined && { conflict: call.conflict }),
   };
 };
 

@@ -69,7 +69,43 @@ export interface ToolCall {
   readonly input: Json;
   /** A tool input in the foreign dialect's field names → the same input in the event's cosh names. */
   readonly back: (input: Json) => Json;
+  /**
+   * Set when the input names one field twice with different values (`file_path` and
+   * `absolute_path`): which one the tool uses depends on the host, so no single value can be shown
+   * as the one (docs/compat.md). Says which fields, with their values cut short.
+   */
+  readonly conflict?: string;
 }
+
+/** A value as the conflict message shows it: JSON, at most 60 characters. */
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+};
+
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
+/**
+ * The first two names of one field that `input` gives different values, in table order, as
+ * `tool_input of "read_file" gives file_path "a" and path "/etc/shadow": the tool uses one of them`.
+ * The names of a field are the ones the Claude table reads it from (cosh-core's `path`, the Gemini
+ * family's `file_path` / `absolute_path` / `dir_path` / `include`, Claude's own).
+ */
+export const aliasConflict = (toolName: string, input: Json): string | undefined => {
+  const shape = own(CLAUDE_TOOLS, toolName);
+  if (shape?.fields === undefined) return undefined;
+  for (const names of Object.values(shape.fields)) {
+    const present = names.filter((name) => Object.hasOwn(input, name));
+    for (let i = 0; i < present.length; i++)
+      for (let j = i + 1; j < present.length; j++) {
+        const [a, b] = [present[i]!, present[j]!];
+        if (!sameValue(input[a], input[b]))
+          return `tool_input of ${JSON.stringify(toolName)} gives ${a} ${shown(input[a])} and ${b} ${shown(input[b])}: the tool uses one of them`;
+      }
+  }
+  return undefined;
+};
 
 const own = (table: Readonly<Record<string, ToolShape>>, name: string): ToolShape | undefined =>
   Object.hasOwn(table, name) ? table[name] : undefined;
@@ -93,8 +129,12 @@ const translateCall = (
   toolName: string,
   input: Json,
 ): ToolCall => {
+  const conflict = aliasConflict(toolName, input);
   const shape = own(table, toolName);
-  if (shape === undefined) return { name: toolName, input, back: (given) => given };
+  if (shape === undefined)
+    return conflict === undefined
+      ? { name: toolName, input, back: (given) => given }
+      : { name: toolName, input, back: (given) => given, conflict };
   // Each foreign field is read from the first cosh field the event has; that field is the one a
   // returned input is written back to, so the host gets the names it sent.
   const forward = new Map<string, string>();
@@ -104,11 +144,12 @@ const translateCall = (
       forward.set(source, foreign);
   }
   const backward = new Map([...forward].map(([cosh, foreign]) => [foreign, cosh]));
-  return {
+  const call = {
     name: shape.name,
     input: forward.size === 0 ? input : renamed(input, forward),
-    back: (given) => (backward.size === 0 ? given : renamed(given, backward)),
+    back: (given: Json) => (backward.size === 0 ? given : renamed(given, backward)),
   };
+  return conflict === undefined ? call : { ...call, conflict };
 };
 
 /** A cosh tool call as a Claude Code hook expects it (`shell` → `Bash`, `read_file` → `Read` + `file_path`). */

@@ -79,10 +79,16 @@ const fits = (value: Record<string, unknown>, shape: Shape): boolean => {
 };
 
 /**
- * Validates one untrusted value as an event (SPEC §1). Never throws: the result names the field and
- * the problem. Missing `cwd` and `timestamp` are filled from `defaults`.
+ * Validates one untrusted value as an event (docs/protocol.md). Never throws: the result names the
+ * field and the problem. Missing `cwd` and `timestamp` are filled from `defaults`. `bounded` says the
+ * value is known to be within the depth bound already (the engine's own copy of a host's object),
+ * so it is not walked again.
  */
-export const decodeEvent = (value: unknown, defaults: EventDefaults): DecodedEvent => {
+export const decodeEvent = (
+  value: unknown,
+  defaults: EventDefaults,
+  options: { readonly bounded?: boolean } = {},
+): DecodedEvent => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return err(`event: expected a JSON object, got ${describe(value)}`);
   }
@@ -98,7 +104,7 @@ export const decodeEvent = (value: unknown, defaults: EventDefaults): DecodedEve
     return err(result._tag === 'Left' ? firstProblem(result.left) : 'invalid event');
   }
   // Deeper (or cyclic) events could not be written to a hook's stdin, nor echoed.
-  const problem = jsonProblemOf(value);
+  const problem = options.bounded === true ? undefined : jsonProblemOf(value);
   if (problem !== undefined) return err(describeJsonProblem(problem, 'event'));
   const event = value as Partial<HookEvent>;
   if (typeof event.cwd === 'string' && typeof event.timestamp === 'string') {

@@ -1,5 +1,6 @@
 import { decodeEvent, type EventDefaults } from './decode.js';
 import type { HookEvent } from './codecs.js';
+import { eventDataCopy, isFreshJson, markFreshJson } from './event-data.js';
 import { describeThrown, parseJson } from './untrusted.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -34,8 +35,10 @@ const readLine = (input: JsonLine): EventInput => {
   const { line } = input;
   if (input.problem !== undefined) return { ...err(input.problem), line };
   const parsed = parseJson(input.text);
+  if (!parsed.ok) return { ...err(`not JSON: ${parsed.error}`), line };
+  markFreshJson(parsed.value);
   // A literal, not `{ ...parsed, line }`: row 3d of the bench, docs/performance.md.
-  return parsed.ok ? { ok: true, value: parsed.value, line } : { ...err(`not JSON: ${parsed.error}`), line };
+  return { ok: true, value: parsed.value, line };
 };
 
 /**
@@ -52,16 +55,25 @@ export const readInput = (item: unknown): EventInput => {
 };
 
 /**
- * Admits one input item or says why not. Never throws: a host's object whose getter throws, or a
- * Proxy that throws, is rejected like any invalid event.
+ * Admits one input item or says why not. A value parsed from a line is the engine's own already;
+ * any other value is the host's, and the engine admits its own plain-data copy of it
+ * (`eventDataCopy`: a getter, `toJSON`, function, cycle, Date… is refused with its path), so
+ * nothing the host or a getter does later changes what hooks see. Never throws.
  */
 export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
   if (!input.ok) return input;
   let decoded: Result<HookEvent>;
-  try {
-    decoded = decodeEvent(input.value, defaults);
-  } catch (error) {
-    return err(`event: cannot be read: ${describeThrown(error)}`);
+  const { value } = input;
+  if (typeof value !== 'object' || value === null || isFreshJson(value)) {
+    try {
+      decoded = decodeEvent(value, defaults);
+    } catch (error) {
+      decoded = err(`event: cannot be read: ${describeThrown(error)}`);
+    }
+  } else {
+    const copied = eventDataCopy(value);
+    // The copy is bounded (depth, size, no cycle) by construction: no second walk to check it.
+    decoded = copied.ok ? decodeEvent(copied.value, defaults, { bounded: true }) : copied;
   }
   return decoded.ok || input.line === undefined ? decoded : { ...decoded, line: input.line };
 };

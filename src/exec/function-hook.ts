@@ -1,4 +1,5 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
+import { eventClone } from '../events/event-data.js';
 import { decodeHookOutputValue, plainHookValue } from '../protocol/output.js';
 import { isForeign } from '../dialects/dialect.js';
 import { withReturned } from '../protocol/printed.js';
@@ -45,14 +46,18 @@ const classifyFor = (hook: FunctionHook): ((value: unknown) => HookResult) =>
  * The executor of in-process hooks. A function hook's return value (plain, Promise or Observable;
  * only the first value of an Observable counts) is validated like stdout, so a function hook cannot
  * smuggle in a decision a command hook could not make. A throw, a rejection or an error is an
- * `exception` result: like every executor, this never errors. Nothing to cancel but the returned
+ * `exception` result: like every executor, this never errors. The hook gets its own deep copy of
+ * the event (docs/protocol.md, "Events are data"): it changes the outcome only through its answer. Nothing to cancel but the returned
  * Observable, which unsubscribing does; a Promise runs on, its value ignored.
  */
 export const runFunctionHook: FunctionExecutor = (hook, event): Observable<HookResult> =>
   defer(() => {
     const answer = classifyFor(hook);
     try {
-      const returned: unknown = hook.run(event);
+      // Its own deep copy: what a hook writes into its event changes nothing a later hook or the
+      // host sees. A copy per hook measured cheaper than freezing once on a one-hook chain
+      // (docs/performance.md).
+      const returned: unknown = hook.run(eventClone(event));
       if (isObservable(returned))
         return returned.pipe(
           take(1),

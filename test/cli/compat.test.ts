@@ -27,7 +27,9 @@ describe('cosh-hooks import', () => {
   it('claude: prints config.toml hooks that keep their dialect; warnings name the events it skips', async () => {
     const result = await cli(['import', 'claude', SETTINGS]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('[[hooks.PreToolUse]]\nname = "claude-bash-validator.sh-');
+    expect(result.stdout).toContain(
+      '[[imported_hooks]]\nevent = "PreToolUse"\nname = "claude-bash-validator.sh-',
+    );
     expect(result.stdout).toContain(
       'command = "\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/bash-validator.sh"\ntimeout = 10000\nmatcher = "^(shell|run_shell_command)$"\ndialect = "claude"\n',
     );
@@ -35,10 +37,12 @@ describe('cosh-hooks import', () => {
       `warning: ${SETTINGS}:25: hooks.SessionStart[0].matcher: ignored: cosh runs SessionStart hooks on every SessionStart event (the matcher filters by source or trigger there)`,
       `warning: ${SETTINGS}:39: hooks.Stop[0].hooks[0].type: skipped: a "prompt" hook cannot run here (it asks the agent's model, which cosh-hooks does not have)`,
     ]);
-    expect(result.stdout).toContain('[[hooks.Notification]]\nname = "claude-notify.sh-');
+    expect(result.stdout).toContain('[[imported_hooks]]\nevent = "Notification"\nname = "claude-notify.sh-');
     expect(result.stdout).toContain('matcher = "^(permission_prompt|idle_prompt)$"\ndialect = "claude"\n');
-    expect(result.stdout).toContain('[[hooks.SessionEnd]]\nname = "claude-session-end-logger.py-');
-    expect(result.stdout).toContain('[[hooks.PreCompact]]\n');
+    expect(result.stdout).toContain(
+      '[[imported_hooks]]\nevent = "SessionEnd"\nname = "claude-session-end-logger.py-',
+    );
+    expect(result.stdout).toContain('[[imported_hooks]]\nevent = "PreCompact"\n');
   });
 
   it('a Claude Notification hook and a SessionEnd logger run unchanged: the notification log and the session log are written', async () => {
@@ -129,6 +133,37 @@ describe('cosh-hooks import', () => {
     ]);
   });
 
+  it('a decoy file_path beside the real absolute_path: the Claude guard is not shown it, the read is blocked', async () => {
+    const imported = await cli(['import', 'claude', SETTINGS]);
+    const config = join(scratch, 'imported-decoy.toml');
+    writeFileSync(config, imported.stdout);
+    const read = (tool_input: Record<string, string>) => ({
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_name: 'read_file',
+      tool_input,
+    });
+    const run = await cli(['run', ...isolated, '--config', config, '--workspace', CLAUDE_PROJECT], {
+      input: jsonl(
+        read({ file_path: '/w/notes.txt', absolute_path: '/w/.env' }),
+        read({ path: '/w/.env', file_path: '/w/notes.txt' }),
+        read({ file_path: '/w/notes.txt', path: '/w/notes.txt' }),
+      ),
+    });
+    expect(run.code).toBe(0);
+    const [first, second, third] = decisions(run.stdout);
+    expect(first?.decision).toBe('block');
+    expect(String(first?.reason)).toMatch(
+      /^tool_input of "read_file" gives file_path "\/w\/notes.txt" and absolute_path "\/w\/.env": the tool uses one of them; hook "claude-[^"]+" \(claude dialect\) reads one name for it/,
+    );
+    expect(second?.decision).toBe('block');
+    expect(String(second?.reason)).toMatch(
+      /^tool_input of "read_file" gives file_path "\/w\/notes.txt" and path "\/w\/.env"/,
+    );
+    // The same file under two names is no conflict: the guard runs, and allows notes.txt.
+    expect(third).toStrictEqual({ decision: 'none' });
+  });
+
   it('a hook with a wrong field: error with file, line and field on stderr, status 1, the other hooks still printed', async () => {
     const file = join(scratch, 'bad-settings.json');
     writeFileSync(
@@ -140,7 +175,90 @@ describe('cosh-hooks import', () => {
     expect(result.stderr).toBe(
       `error: ${file}:5: hooks.Stop[0].hooks[0].timeout: expected a positive number of seconds, got "soon"\n`,
     );
-    expect(result.stdout).toMatch(/\[\[hooks\.Stop\]\]\nname = "claude-b-[0-9a-f]{8}"\ncommand = "b"\n/);
+    expect(result.stdout).toMatch(
+      /\[\[imported_hooks\]\]\nevent = "Stop"\nname = "claude-b-[0-9a-f]{8}"\ncommand = "b"\n/,
+    );
+  });
+
+  describe('appended with >> to a config that already guards (docs/cli.md)', () => {
+    const guarded = (style: string) =>
+      ({
+        table:
+          '[hooks]\nenabled = true\n\n[[hooks.PreToolUse]]\nname = "rm-guard"\ncommand = "exit 2"\nmatcher = "^shell$"\ndialect = "claude"\n',
+        inline:
+          '[hooks]\nenabled = true\nPreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }]',
+        dotted:
+          'hooks.PreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }]\n',
+        'inline table':
+          'hooks = { enabled = true, PreToolUse = [{ name = "rm-guard", command = "exit 2", matcher = "^shell$", dialect = "claude" }] }',
+      })[style]!;
+    const rm = {
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_name: 'shell',
+      tool_input: { command: 'rm -rf /' },
+    };
+
+    it.each([
+      ['empty settings file', '{}'],
+      ['settings with an empty hooks object', '{"hooks":{}}'],
+      ['only hooks cosh cannot run', '{"hooks":{"Stop":[{"hooks":[{"type":"prompt","prompt":"x"}]}]}}'],
+    ])(
+      'nothing to import (%s): comments only; validate, list and run still see the guard',
+      async (_, settings) => {
+        const file = join(scratch, `nothing-${settings.length}.json`);
+        writeFileSync(file, settings);
+        const imported = await cli(['import', 'claude', file]);
+        expect(imported.code).toBe(0);
+        expect(imported.stdout).not.toContain('[hooks]');
+        expect(
+          imported.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('#')),
+        ).toStrictEqual([]);
+        for (const style of ['table', 'inline', 'dotted', 'inline table']) {
+          const config = join(scratch, `nothing-${settings.length}-${style.replace(' ', '-')}.toml`);
+          writeFileSync(config, guarded(style) + imported.stdout);
+          const validate = await cli(['validate', ...isolated, '--config', config]);
+          expect(validate.stderr).not.toContain('error');
+          const run = await cli(['run', ...isolated, '--config', config], { input: jsonl(rm) });
+          expect(run.code).toBe(0);
+          expect(decisions(run.stdout)).toStrictEqual([
+            { decision: 'block', reason: 'hook "rm-guard" exited with code 2' },
+          ]);
+        }
+      },
+    );
+
+    it.each(['table', 'inline', 'dotted', 'inline table'])(
+      'hooks to import, config written as %s: the guard and the imported hooks both run',
+      async (style) => {
+        const imported = await cli(['import', 'claude', SETTINGS]);
+        const config = join(scratch, `append-${style.replace(' ', '-')}.toml`);
+        writeFileSync(config, guarded(style) + imported.stdout);
+        const list = await cli([
+          'list',
+          ...isolated,
+          '--config',
+          config,
+          '--json',
+          '--workspace',
+          CLAUDE_PROJECT,
+        ]);
+        expect(list.code).toBe(0);
+        const run = await cli(['run', ...isolated, '--config', config, '--workspace', CLAUDE_PROJECT], {
+          input: jsonl(rm, {
+            hook_event_name: 'PreToolUse',
+            session_id: 's',
+            tool_name: 'read_file',
+            tool_input: { absolute_path: '/w/.env' },
+          }),
+        });
+        expect(run.code).toBe(0);
+        expect(decisions(run.stdout)).toStrictEqual([
+          { decision: 'block', reason: 'hook "rm-guard" exited with code 2' },
+          { decision: 'block', reason: 'Read of /w/.env is not allowed: it holds secrets' },
+        ]);
+      },
+    );
   });
 
   it('a missing file is one message and status 1', async () => {

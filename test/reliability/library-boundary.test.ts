@@ -49,7 +49,7 @@ describe('dispatch() of hostile objects', () => {
   const registry = defineHooks({ UserPromptSubmit: [{ name: 'ok', run: () => ({ decision: 'allow' }) }] });
   const hostile: ReadonlyArray<readonly [string, () => unknown, string]> = [
     [
-      'a property getter that throws',
+      'a property getter that throws (never called: a getter is not data)',
       () =>
         Object.defineProperty({ hook_event_name: 'UserPromptSubmit', session_id: 's' }, 'prompt', {
           enumerable: true,
@@ -57,7 +57,7 @@ describe('dispatch() of hostile objects', () => {
             throw new Error('getter boom');
           },
         }),
-      'event: cannot be read: getter boom',
+      'prompt: a getter or setter, not a data value: an event must be plain data',
     ],
     [
       'a Proxy that throws on every operation',
@@ -88,7 +88,7 @@ describe('dispatch() of hostile objects', () => {
         event['self'] = event;
         return event;
       },
-      'self: nested deeper than 512 levels',
+      'self: a cycle (refers to an object that contains it), which JSON cannot carry',
     ],
     [
       'a BigInt',
@@ -103,9 +103,8 @@ describe('dispatch() of hostile objects', () => {
     [
       'a thrown value that cannot be printed',
       () =>
-        Object.defineProperty({ hook_event_name: 'UserPromptSubmit', session_id: 's' }, 'prompt', {
-          enumerable: true,
-          get: () => {
+        new Proxy(prompt('hi'), {
+          ownKeys: () => {
             throw Object.create(null);
           },
         }),

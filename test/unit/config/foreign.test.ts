@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { IMPORTED_HOOK_KEYS } from '../../../src/config/codecs.js';
+import { EVENT_NAMES } from '../../../src/events/names.js';
 import { decodeConfigText } from '../../../src/config/config-file.js';
 import { decodeForeignText } from '../../../src/config/foreign.js';
 import { foreignHooksToToml } from '../../../src/config/foreign-toml.js';
@@ -327,7 +329,7 @@ describe('foreignHooksToToml', () => {
     expect(
       decoded.hooks.PreToolUse.map((hook) => [hook.command, hook.dialect, hook.timeoutMs]),
     ).toStrictEqual(hostile.map((command) => [command, 'claude', 60_000]));
-    expect(text.split('\n')[0]).toBe(
+    expect(text.split('\n')[1]).toBe(
       '# Imported from Claude Code hooks in /p/a \\"b\\"\\nc/settings.json by cosh-hooks import claude.',
     );
   });
@@ -340,6 +342,83 @@ describe('foreignHooksToToml', () => {
     const hook = decodeConfigText(text, 'i.toml').hooks.Stop[0];
     expect(hook?.command).toBe('${CLAUDE_PLUGIN_ROOT}/s.sh');
     expect(hook?.env).toStrictEqual({ CLAUDE_PLUGIN_ROOT: '/x/my "plugin"' });
+  });
+});
+
+describe('[[imported_hooks]] tables in config.toml', () => {
+  it('are checked like hook tables, with an event; every problem has its line and path', () => {
+    const decoded = decodeConfigText(
+      [
+        '[[imported_hooks]]',
+        'event = "Nope"',
+        'name = "a"',
+        'command = "x"',
+        '',
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "b"',
+        'command = "c"',
+        'bogus = 1',
+        '',
+        '[[imported_hooks]]',
+        'name = "c"',
+        'command = "c"',
+      ].join('\n'),
+      'c.toml',
+    );
+    const events = EVENT_NAMES.join(', ');
+    expect(decoded.errors).toStrictEqual([
+      {
+        file: 'c.toml',
+        line: 2,
+        path: 'imported_hooks[0].event',
+        message: `expected one of ${events}, got "Nope"`,
+      },
+      {
+        file: 'c.toml',
+        line: 10,
+        path: 'imported_hooks[1].bogus',
+        message: `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})`,
+      },
+      {
+        file: 'c.toml',
+        line: 12,
+        path: 'imported_hooks[2].event',
+        message: `missing required key (expected one of ${events})`,
+      },
+    ]);
+  });
+
+  it('an unnamed one is an error, like any config hook table; a matcher off matched events is ignored', () => {
+    const decoded = decodeConfigText(
+      '[[imported_hooks]]\nevent = "Stop"\ncommand = "d"\nmatcher = "^x$"\n',
+      'c.toml',
+    );
+    expect(decoded.errors.map((problem) => [problem.line, problem.path])).toStrictEqual([
+      [1, 'imported_hooks[0].name'],
+    ]);
+    expect(decoded.warnings.map((warning) => [warning.line, warning.path])).toStrictEqual([
+      [4, 'imported_hooks[0].matcher'],
+    ]);
+  });
+
+  it('run after the [hooks] tables of their event, in file order, whatever the order in the file', () => {
+    const decoded = decodeConfigText(
+      [
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "i1"',
+        'command = "i1"',
+        '[hooks]',
+        'Stop = [{ name = "own", command = "own" }]',
+        '[[imported_hooks]]',
+        'event = "Stop"',
+        'name = "i2"',
+        'command = "i2"',
+      ].join('\n'),
+      'c.toml',
+    );
+    expect(decoded.hooks.Stop.map((hook) => hook.name)).toStrictEqual(['own', 'i1', 'i2']);
   });
 });
 

@@ -37,9 +37,10 @@ describe('claudeToolCall', () => {
     expect(call.back(call.input)).toStrictEqual(input);
   });
 
-  it('keeps a field the event already has under the Claude name', () => {
-    const call = claudeToolCall('read_file', { file_path: '/a', absolute_path: '/b' });
-    expect(call.input).toStrictEqual({ file_path: '/a', absolute_path: '/b' });
+  it('keeps a field the event already has under the Claude name (same value under both names)', () => {
+    const call = claudeToolCall('read_file', { file_path: '/a', absolute_path: '/a' });
+    expect(call.input).toStrictEqual({ file_path: '/a', absolute_path: '/a' });
+    expect(call.conflict).toBeUndefined();
   });
 
   it('writes __proto__ keys back as data', () => {
@@ -171,5 +172,122 @@ describe('geminiEvent', () => {
       tool_name: 'run_shell_command',
       tool_response: { error: 'boom' },
     });
+  });
+});
+
+/**
+ * Decoys (docs/compat.md, "Fields with several names"): cosh-core's file tools read `path`, the
+ * Gemini-family tools `file_path` (`absolute_path` in older Gemini CLI), Claude hooks `file_path`.
+ * An event that names two different values under two names of one field could show a hook the
+ * harmless one while the tool uses the other: such an event is never shown to a foreign hook.
+ */
+const GROUPS: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [
+    ['read_file', 'write_file', 'replace', 'edit'],
+    ['file_path', 'absolute_path', 'path'],
+  ],
+  [
+    ['grep', 'grep_search', 'glob', 'list_directory'],
+    ['path', 'dir_path', 'directory'],
+  ],
+  [
+    ['grep', 'grep_search'],
+    ['glob', 'include'],
+  ],
+];
+const PAIRS = GROUPS.flatMap(([tools, fields]) =>
+  tools.flatMap((tool) =>
+    fields.flatMap((first, i) => fields.slice(i + 1).map((second) => [tool, first, second] as const)),
+  ),
+);
+
+describe('aliased tool_input fields that disagree', () => {
+  it('covers every pair of names of one field (26 pairs)', () => {
+    expect(PAIRS).toHaveLength(4 * 3 + 4 * 3 + 2 * 1);
+  });
+
+  it.each(PAIRS)(
+    '%s with %s and %s: a conflict for Claude and Gemini hooks, in either order',
+    (tool, a, b) => {
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const input = { [x]: '/etc/shadow', [y]: 'notes.txt', other: 1 };
+        for (const sent of [claudeEvent, geminiEvent].map((dialect) =>
+          dialect(ev({ hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input })),
+        )) {
+          expect(sent.conflict).toBe(
+            `tool_input of "${tool}" gives ${[a, b]
+              .map((field) => `${field} ${JSON.stringify(input[field])}`)
+              .join(' and ')}: the tool uses one of them`,
+          );
+        }
+      }
+    },
+  );
+
+  it.each(PAIRS)('%s with %s and %s equal: no conflict', (tool, a, b) => {
+    const input = { [a]: '/w/a', [b]: '/w/a' };
+    expect(
+      claudeEvent(
+        ev({ hook_event_name: 'PostToolUse', tool_name: tool, tool_input: input, tool_response: 'ok' }),
+      ).conflict,
+    ).toBeUndefined();
+    expect(
+      geminiEvent(ev({ hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input })).conflict,
+    ).toBeUndefined();
+  });
+
+  it('all three names of the file path, two of them equal: a conflict naming the ones that differ first', () => {
+    const sent = claudeEvent(
+      ev({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'read_file',
+        tool_input: { file_path: 'notes.txt', absolute_path: 'notes.txt', path: '/etc/shadow' },
+      }),
+    );
+    expect(sent.conflict).toBe(
+      'tool_input of "read_file" gives file_path "notes.txt" and path "/etc/shadow": the tool uses one of them',
+    );
+  });
+
+  it('a value that is not a string still counts: two different values are two different targets', () => {
+    const sent = geminiEvent(
+      ev({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'write_file',
+        tool_input: { file_path: 'a', path: ['/etc/passwd'] },
+      }),
+    );
+    expect(sent.conflict).toBe(
+      'tool_input of "write_file" gives file_path "a" and path ["/etc/passwd"]: the tool uses one of them',
+    );
+  });
+
+  it('a long value is cut in the message', () => {
+    const long = `/${'x'.repeat(200)}`;
+    const sent = claudeEvent(
+      ev({ hook_event_name: 'PreToolUse', tool_name: 'edit', tool_input: { path: long, file_path: 'a' } }),
+    );
+    expect(sent.conflict).toBe(
+      `tool_input of "edit" gives file_path "a" and path ${JSON.stringify(long).slice(0, 60)}…: the tool uses one of them`,
+    );
+  });
+
+  it('tools without aliased fields, and unknown tools, have no conflict whatever their fields', () => {
+    for (const tool of ['shell', 'run_shell_command', 'web_fetch', 'mcp__fs__read']) {
+      const input = { file_path: 'a', absolute_path: 'b', path: 'c' };
+      expect(
+        claudeEvent(ev({ hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input })).conflict,
+      ).toBeUndefined();
+    }
+  });
+
+  it('events without a tool have no conflict', () => {
+    expect(
+      claudeEvent(ev({ hook_event_name: 'UserPromptSubmit', prompt: 'x', path: 'a', file_path: 'b' }))
+        .conflict,
+    ).toBeUndefined();
   });
 });

@@ -55,6 +55,45 @@ describe('translateDialect', () => {
     ]);
   });
 
+  it.each(['claude', 'gemini'] as const)(
+    'a %s hook is never shown a decoy: file_path and absolute_path disagree, the hook is not run, the call is blocked',
+    (dialect) => {
+      const scheduler = createTestScheduler();
+      const decoy: HookEvent = {
+        ...pre,
+        tool_input: { absolute_path: '/etc/shadow', file_path: '/w/notes.txt' },
+      };
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const guard = cold('-a|', { a: results.allow() });
+        const out = from([commandHook('guard', { dialect })]).pipe(
+          runHooks(decoy, { executor: fakeExecutor({ guard }), scheduler }),
+        );
+        const reason =
+          'tool_input of "read_file" gives file_path "/w/notes.txt" and absolute_path "/etc/shadow": ' +
+          `the tool uses one of them; hook "guard" (${dialect} dialect) reads one name for it, so the call ` +
+          'is blocked rather than judged on a value the tool may not use (docs/compat.md)';
+        expectObservable(out.pipe(map(brief))).toBe('(g|)', { g: `guard:ok:block:${reason}` });
+        expectSubscriptions(guard.subscriptions).toBe([]);
+      });
+    },
+  );
+
+  it('the same event runs a cosh hook as it is: it sees both fields', () => {
+    const scheduler = createTestScheduler();
+    const decoy: HookEvent = {
+      ...pre,
+      tool_input: { absolute_path: '/etc/shadow', file_path: '/w/notes.txt' },
+    };
+    const plain = recording(() => of(results.allow()));
+    scheduler.run(({ expectObservable }) => {
+      const out = from([commandHook('plain')]).pipe(
+        runHooks(decoy, { executor: fakeExecutor({ plain: plain.behaviour }), scheduler }),
+      );
+      expectObservable(out.pipe(map(brief))).toBe('(p|)', { p: 'plain:ok:allow:' });
+    });
+    expect(plain.seen).toStrictEqual([decoy]);
+  });
+
   it('a cosh hook gets the very event object, and exit 2 stays a failure', () => {
     const scheduler = createTestScheduler();
     const plain = recording(() => of(exit2('no')));
