@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { firstValueFrom } from 'rxjs';
 import { execaExecutor } from '../src/exec/execa-executor.js';
 import { resultOnly } from '../src/exec/port.js';
-import { frame, frameReader } from '../src/exec/spawn-protocol.js';
+import { frame, frameReader } from '../src/exec/helper/spawn-protocol.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import { commandHook } from '../src/testing/index.js';
 

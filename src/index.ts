@@ -67,7 +67,7 @@ export type {
   HookProgress,
   RunScopedExecutor,
 } from './exec/port.js';
-export type { PersistentHookOptions } from './exec/persistent.js';
+export type { PersistentHookOptions } from './exec/persistent/persistent.js';
 export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protocol/result.js';
 export type { HookOutput } from './protocol/output.js';
 

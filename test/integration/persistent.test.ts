@@ -13,7 +13,7 @@ import { createDispatcher } from '../../src/pipeline/dispatch.js';
 import { createSession } from '../../src/pipeline/session.js';
 import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
-import { killOwnedGroupsNow } from '../../src/exec/groups.js';
+import { killOwnedGroupsNow } from '../../src/exec/groups/groups.js';
 import { packageVersion } from '../../src/version.js';
 import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../soak/procfs.js';
 

@@ -11,7 +11,7 @@ import { execaExecutor, resultOnly } from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
 import type { CommandHook } from '../../src/registry/hook.js';
-import type { ProcessSpec } from '../../src/exec/spawn.js';
+import type { ProcessSpec } from '../../src/exec/process/spawn.js';
 import {
   CLOSE,
   EXIT,
@@ -20,7 +20,7 @@ import {
   NOT_STARTED,
   SPAWN,
   STARTED,
-} from '../../src/exec/spawn-protocol.js';
+} from '../../src/exec/helper/spawn-protocol.js';
 import { commandHook } from '../../src/testing/index.js';
 import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../soak/procfs.js';
 
@@ -434,7 +434,7 @@ describe('spawn helper: when it is used', () => {
 });
 
 describe('spawn helper: its wire', () => {
-  const HELPER = fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
+  const HELPER = fileURLToPath(new URL('../../dist/src/exec/helper/spawn-helper.js', import.meta.url));
 
   it('a spawn request that is not JSON is answered NOT_STARTED for its id, and the helper goes on', async () => {
     const helper = spawn(process.execPath, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });

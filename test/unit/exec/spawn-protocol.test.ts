@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { frame, frameReader } from '../../../src/exec/spawn-protocol.js';
+import { frame, frameReader } from '../../../src/exec/helper/spawn-protocol.js';
 import { execaExecutor } from '../../../src/exec/index.js';
 
 interface Frame {
