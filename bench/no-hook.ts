@@ -5,7 +5,7 @@ import { matchHooks } from '../operators/matchHooks.js';
 import { performance } from 'node:perf_hooks';
 import type { HookEvent } from '../src/events/codecs.js';
 import { decodeEvent, type EventDefaults } from '../src/events/decode.js';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { toDecision } from '../src/output/lines.js';
 import { aggregate } from '../src/protocol/aggregate.js';
 import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
@@ -29,7 +29,7 @@ export const unmatchedRegistry = (): Registry =>
 const throughPipeline =
   (registry: Registry, events: readonly unknown[]): (() => number) =>
   () => {
-    const deps = defaultDeps(execaExecutor());
+    const deps = defaultDeps(processExecutor());
     let answered = 0;
     const start = performance.now();
     hookPipeline(
@@ -114,7 +114,7 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
   const counts = context.quick ? { warmup: 2, iterations: 5 } : { warmup: 3, iterations: 15 };
   const events: HookEvent[] = Array.from({ length: batch }, (_, n) => mixedEvent(context.fixtures.dir, n));
   const registry = unmatchedRegistry();
-  const defaults = defaultDeps(execaExecutor());
+  const defaults = defaultDeps(processExecutor());
   context.log(`3 events without hooks: ${counts.iterations} rounds of ${batch} events`);
   const samples = await interleave(counts, {
     pipeline: throughPipeline(registry, events),

@@ -54,8 +54,8 @@ export type {
 } from './registry/hook.js';
 
 // Running a hook: the executor port (every hook kind), its composition by kind, the real adapter.
-export { execaExecutor } from './exec/execa-executor.js';
-export type { ExecaExecutorOptions } from './exec/execa-executor.js';
+export { processExecutor, execaExecutor } from './exec/process-executor.js';
+export type { ProcessExecutorOptions, ExecaExecutorOptions } from './exec/process-executor.js';
 export { hookExecutor } from './exec/hook-executor.js';
 export { resultOnly } from './exec/port.js';
 export type {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ForeignSettings, LoadOptions } from '../config/index.js';
-import { DEFAULT_MAX_PROCESSES } from '../exec/execa-executor.js';
+import { DEFAULT_MAX_PROCESSES } from '../exec/process-executor.js';
 
 /** The flags every command shares to find hooks, as commander parses them. */
 export interface ConfigFlags {

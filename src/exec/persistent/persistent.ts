@@ -29,7 +29,7 @@ import {
 import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from '../port.js';
 import { notStartedTermination, type ProcessHandle, type Spawner } from '../process/spawn.js';
 
-/** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
+/** Options of the persistent hook processes (SPEC §8) that `processExecutor` runs. */
 export interface PersistentHookOptions extends SpawnHelperOptions {
   /** Delay between closing stdin (run end) or SIGTERM (timeout, cancel) and SIGKILL. Default 500 ms. */
   readonly killGraceMs?: number;

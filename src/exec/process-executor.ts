@@ -4,10 +4,7 @@ import { withPersistentHooks, type PersistentHookOptions } from './persistent/pe
 import type { RunScopedExecutor } from './port.js';
 import { perEventExecutor, type ProcessExecutorOptions } from './process/per-event.js';
 
-export { DEFAULT_MAX_PROCESSES } from './process/per-event.js';
-
-/** Limits of the real executor; every field has a default (docs/execution.md). */
-export type ExecaExecutorOptions = ProcessExecutorOptions;
+export { DEFAULT_MAX_PROCESSES, type ProcessExecutorOptions } from './process/per-event.js';
 
 /**
  * The real executor, for every hook kind: a command hook as a process per event
@@ -16,10 +13,10 @@ export type ExecaExecutorOptions = ProcessExecutorOptions;
  * (`hookExecutor`). Processes start directly or through the spawn helper (`./helper/`). The result
  * is run-scoped: `hookPipeline` opens it per run and ends its processes with the run.
  *
- * Example: `hookPipeline(registry, defaultDeps(execaExecutor()))(events$)`
+ * Example: `hookPipeline(registry, defaultDeps(processExecutor()))(events$)`
  */
-export const execaExecutor = (
-  options: ExecaExecutorOptions & PersistentHookOptions = {},
+export const processExecutor = (
+  options: ProcessExecutorOptions & PersistentHookOptions = {},
 ): RunScopedExecutor => {
   const spawn = spawnerFor(
     options.spawnHelper ?? 'auto',
@@ -27,3 +24,15 @@ export const execaExecutor = (
   );
   return hookExecutor(withPersistentHooks(perEventExecutor(options, spawn), options, spawn));
 };
+
+/**
+ * The former name of `processExecutor` (the executor no longer spawns through execa).
+ * @deprecated use processExecutor; removed in 0.4
+ */
+export const execaExecutor = processExecutor;
+
+/**
+ * The former name of `ProcessExecutorOptions`.
+ * @deprecated use processExecutor; removed in 0.4
+ */
+export type ExecaExecutorOptions = ProcessExecutorOptions;
