@@ -6,7 +6,13 @@ import { firstValueFrom, lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { processExecutor, isProgress, isResult, resultOnly, type HookEmission } from '../../src/exec/index.js';
+import {
+  processExecutor,
+  isProgress,
+  isResult,
+  resultOnly,
+  type HookEmission,
+} from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import type { HookResult } from '../../src/protocol/result.js';
 import { defineHooks } from '../../src/registry/define.js';

@@ -167,7 +167,11 @@ describe('a huge event of one session and a small guard of another, through the 
     };
     const huge = { ...event('huge', 'x'.repeat(30 * 1024 * 1024)), tool_name: 'Write' } as HookEvent;
     const small = event('small', 'rm -rf /');
-    const decisions = await decide([reader, guard], [huge, small], processExecutor({ spawnHelper: 'always' }));
+    const decisions = await decide(
+      [reader, guard],
+      [huge, small],
+      processExecutor({ spawnHelper: 'always' }),
+    );
     expect(decisions['small']).toStrictEqual({
       decision: 'block',
       reason: 'guard: rm -rf',
