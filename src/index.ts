@@ -38,8 +38,8 @@ export type { HookDefinition, HookDefinitions } from './registry/define.js';
 export { registryOf, concatRegistries } from './registry/chain.js';
 export { DEFAULT_TIMEOUT_MS } from './registry/hook.js';
 export type { ToolMatcher } from './registry/matcher.js';
-export { DIALECTS } from './dialects/dialect.js';
-export type { Dialect } from './dialects/dialect.js';
+export { DIALECTS } from './registry/dialect.js';
+export type { Dialect } from './registry/dialect.js';
 export type {
   CommandHook,
   FunctionHook,

@@ -1,4 +1,4 @@
-import { isForeign, type Dialect } from '../dialects/dialect.js';
+import { isForeign, type Dialect } from './dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';

@@ -1,5 +1,5 @@
 import { firstNonBlankLine } from '../../protocol/effective.js';
-import { decodeHookStdout } from '../../protocol/output.js';
+import { decodeHookStdout } from '../../protocol/decode-output.js';
 import { withPrinted } from '../../protocol/printed.js';
 import { redactText } from '../../protocol/redact.js';
 import { failure, success, type HookFailure, type HookResult } from '../../protocol/result.js';

@@ -11,7 +11,7 @@ import {
   tooLargeAnswer,
 } from '../../../src/exec/persistent/persistent-answer.js';
 import { readForeignAnswer, type AnswerContext } from '../../../src/dialects/answer.js';
-import type { ForeignDialect } from '../../../src/dialects/dialect.js';
+import type { ForeignDialect } from '../../../src/registry/dialect.js';
 import { defineHooks } from '../../../src/registry/define.js';
 
 describe('backoffDelay', () => {
