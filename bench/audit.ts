@@ -3,7 +3,7 @@ import { InMemorySpanExporter, BatchSpanProcessor, TracerProvider } from '@opent
 import { Subject, type Subscription } from 'rxjs';
 import { traceAudit } from '../src/audit/trace.js';
 import { encodeAuditRecord } from '../src/cli/audit-file.js';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../src/registry/define.js';
 import type { Registry } from '../src/registry/hook.js';
@@ -36,7 +36,7 @@ const latencyRound =
   ): (() => Promise<number>) =>
   async () => {
     const input = new Subject<unknown>();
-    const streams = hookPipeline(registries[setup], defaultDeps(execaExecutor()))(input);
+    const streams = hookPipeline(registries[setup], defaultDeps(processExecutor()))(input);
     const subscriptions: Subscription[] = [];
     let encoded = '';
     let provider: TracerProvider | undefined;

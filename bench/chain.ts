@@ -1,4 +1,4 @@
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { defaultDeps } from '../src/pipeline/pipeline.js';
 import { defineHooks } from '../src/registry/define.js';
 import { INLINE_SH_ALLOW, preToolUse, stdinLine } from './fixtures.js';
@@ -19,7 +19,7 @@ export const measureChain = async (context: Context): Promise<Measured> => {
   const counts = context.quick ? { warmup: 3, iterations: 20 } : { warmup: 15, iterations: 150 };
   const names = Array.from({ length: CHAIN_LENGTH }, (_, i) => `chain-${i + 1}`);
   const registry = defineHooks({ PreToolUse: names.map((name) => ({ name, command: INLINE_SH_ALLOW })) });
-  const executor = execaExecutor();
+  const executor = processExecutor();
   const driver = drivePipeline(registry, defaultDeps(executor));
   const hooks = names.map((name) => commandHook(name, INLINE_SH_ALLOW));
   let n = 0;

@@ -1,6 +1,6 @@
 import { from } from 'rxjs';
 import { performance } from 'node:perf_hooks';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
 import { defineHooks } from '../src/registry/define.js';
 import type { Registry } from '../src/registry/hook.js';
@@ -25,7 +25,7 @@ const functionHooks = (count: number): Registry =>
 const pipelineRound =
   (registry: Registry, hooks: number, events: readonly unknown[]): (() => number) =>
   () => {
-    const deps = defaultDeps(execaExecutor());
+    const deps = defaultDeps(processExecutor());
     const expected = hooks === 0 ? 'none' : 'allow';
     let decided = 0;
     const start = performance.now();

@@ -3,7 +3,7 @@
  * live objects and Buffers, then time the inline sh hook through the executor (direct spawn, and
  * through the spawn helper) against a bare spawn, interleaved. The helper starts in the warm-up. Prints one JSON object on stdout. Run by heap.ts with a large --max-old-space-size.
  */
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { INLINE_SH_ALLOW, preToolUse, stdinLine } from './fixtures.js';
 import { commandHook } from './measurement.js';
 import { runBare, runThroughExecutor } from './per-hook.js';
@@ -47,8 +47,8 @@ const fillHeap = (targetMb: number): { objects: Item[][]; buffers: Buffer[] } =>
 
 const heapMb = argument('heap-mb');
 const ballast = fillHeap(heapMb);
-const executor = execaExecutor({ spawnHelper: 'never' });
-const viaHelper = execaExecutor({ spawnHelper: 'always' });
+const executor = processExecutor({ spawnHelper: 'never' });
+const viaHelper = processExecutor({ spawnHelper: 'always' });
 const hook = commandHook('heap', INLINE_SH_ALLOW);
 const event = preToolUse(process.cwd());
 const input = stdinLine(event);

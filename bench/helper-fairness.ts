@@ -15,9 +15,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { firstValueFrom } from 'rxjs';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { resultOnly } from '../src/exec/port.js';
-import { frame, frameReader } from '../src/exec/spawn-protocol.js';
+import { frame, frameReader } from '../src/exec/helper/spawn-protocol.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import { commandHook } from '../src/testing/index.js';
 
@@ -45,7 +45,7 @@ const event = (session: string, command: string): HookEvent => ({
 
 const main = async (): Promise<void> => {
   const reader16MbMs = readerMs();
-  const executor = execaExecutor({ spawnHelper: 'always' });
+  const executor = processExecutor({ spawnHelper: 'always' });
   const guard = commandHook('guard', { command: `cat >/dev/null; echo '{"decision":"allow"}'` });
   const reader = commandHook('reader', { command: `wc -c | { read n; echo "{\\"reason\\":\\"$n\\"}"; }` });
   // Warm the helper up: its start is not what is measured.

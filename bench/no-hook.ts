@@ -7,7 +7,7 @@ import type { HookEvent } from '../src/events/codecs.js';
 import { JsonLine } from '../src/events/input.js';
 import { parseJson } from '../src/events/untrusted.js';
 import { decodeEvent, type EventDefaults } from '../src/events/decode.js';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { toDecision } from '../src/output/lines.js';
 import { aggregate } from '../src/protocol/aggregate.js';
 import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
@@ -31,7 +31,7 @@ export const unmatchedRegistry = (): Registry =>
 const throughPipeline =
   (registry: Registry, events: readonly unknown[]): (() => number) =>
   () => {
-    const deps = defaultDeps(execaExecutor());
+    const deps = defaultDeps(processExecutor());
     let answered = 0;
     const start = performance.now();
     hookPipeline(
@@ -139,7 +139,7 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
   const counts = context.quick ? { warmup: 2, iterations: 5 } : { warmup: 3, iterations: 15 };
   const events: HookEvent[] = Array.from({ length: batch }, (_, n) => mixedEvent(context.fixtures.dir, n));
   const registry = unmatchedRegistry();
-  const defaults = defaultDeps(execaExecutor());
+  const defaults = defaultDeps(processExecutor());
   // The same events as `cosh-hooks run` hands them to the pipeline: numbered lines of JSON text.
   const lines = events.map((event, n) => new JsonLine(n + 1, JSON.stringify(event)));
   context.log(`3 events without hooks: ${counts.iterations} rounds of ${batch} events, objects and lines`);

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { firstValueFrom } from 'rxjs';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import { resultOnly, type HookExecutor } from '../src/exec/port.js';
 import type { CommandHook } from '../src/registry/hook.js';
@@ -96,12 +96,12 @@ const casesOf = (context: Context): Case[] => {
 };
 
 /**
- * Measurement 1: one command hook through `execaExecutor()` against a bare `child_process.spawn`
+ * Measurement 1: one command hook through `processExecutor()` against a bare `child_process.spawn`
  * of the same program with the same stdin/stdout round trip, interleaved.
  */
 export const measurePerHook = async (context: Context): Promise<Measured> => {
   // Always a direct spawn: this measures the executor's own work, not the spawn helper (7e–7g).
-  const executor = execaExecutor({ spawnHelper: 'never' });
+  const executor = processExecutor({ spawnHelper: 'never' });
   const event = preToolUse(context.fixtures.dir);
   const input = stdinLine(event);
   const rows: Row[] = [];

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import type { CommandHook } from '../src/registry/hook.js';
 import { defineHooks } from '../src/registry/define.js';
 import { preToolUse, stdinLine } from './fixtures.js';
@@ -96,7 +96,7 @@ interface Case {
 
 /**
  * Measurement 8 (persistent hooks, SPEC §8):
- * - 8a/8b: the same Python / Node hook through `execaExecutor()`, persistent against a process per
+ * - 8a/8b: the same Python / Node hook through `processExecutor()`, persistent against a process per
  *   event, interleaved one event each per round. The target is on the speed-up (per-event median /
  *   persistent median).
  * - 8c: a persistent Node hook through the executor against the same program as a bare co-process
@@ -111,7 +111,7 @@ export const measurePersistent = async (context: Context): Promise<Measured> => 
   }
   const event = preToolUse(dir);
   const line = stdinLine(event);
-  const executor = execaExecutor();
+  const executor = processExecutor();
   const rows: Row[] = [];
   const raw: Record<string, unknown> = {};
   const perEvent: Counts = context.quick ? { warmup: 1, iterations: 8 } : { warmup: 5, iterations: 60 };

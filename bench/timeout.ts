@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { execaExecutor } from '../src/exec/execa-executor.js';
+import { processExecutor } from '../src/exec/process-executor.js';
 import { defaultDeps } from '../src/pipeline/pipeline.js';
 import { defineHooks } from '../src/registry/define.js';
 import { groupAlive } from './procfs.js';
@@ -73,7 +73,7 @@ const pipelineTimeout = (script: string, pidFile: string, dir: string) => {
   const registry = defineHooks({
     PreToolUse: [{ name: 'sleeper', command: script, timeout: TIMEOUT_MS, env: { PID_FILE: pidFile } }],
   });
-  const driver = drivePipeline(registry, defaultDeps(execaExecutor({ killGraceMs: KILL_GRACE_MS })));
+  const driver = drivePipeline(registry, defaultDeps(processExecutor({ killGraceMs: KILL_GRACE_MS })));
   const run = async (): Promise<Overshoot> => {
     const start = performance.now();
     const verdict = await driver.send(preToolUse(dir));

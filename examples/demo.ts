@@ -15,7 +15,7 @@ import { decisionPaint, formatCard, indent } from '../src/cli/format.js';
 import { palette, useColor } from '../src/cli/style.js';
 import {
   defaultDeps,
-  execaExecutor,
+  processExecutor,
   formatProblem,
   hookPipeline,
   loadHooks,
@@ -117,7 +117,7 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 const events$ = new Subject<AgentEvent>();
 const { decisions$, notifications$, audit$ } = hookPipeline(
   loaded.registry,
-  defaultDeps(execaExecutor()),
+  defaultDeps(processExecutor()),
 )(events$);
 // The audit stream (docs/audit.md): every hook's verdict, blocked calls and observers included.
 const auditRecords: AuditRecord[] = [];

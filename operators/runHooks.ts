@@ -38,7 +38,7 @@ import { translateDialect } from './translateDialect.js';
 
 /** What running hooks needs from the outside world. */
 export interface RunDeps {
-  /** The executor port: runs every hook, command or function (`execaExecutor()`, `fakeExecutor`). */
+  /** The executor port: runs every hook, command or function (`processExecutor()`, `fakeExecutor`). */
   readonly executor: HookExecutor;
   readonly scheduler: SchedulerLike;
 }

@@ -1,5 +1,5 @@
 import { defer, map, of, type Observable } from 'rxjs';
-import { isForeign } from '../src/dialects/dialect.js';
+import { isForeign } from '../src/registry/dialect.js';
 import { readForeignAnswer, type AnswerContext } from '../src/dialects/answer.js';
 import { sentEvent } from '../src/dialects/events.js';
 import type { HookEvent } from '../src/events/codecs.js';

@@ -48,8 +48,8 @@ export type { HookDefinition, HookDefinitions } from './registry/define.js';
 export { registryOf, concatRegistries } from './registry/chain.js';
 export { DEFAULT_TIMEOUT_MS } from './registry/hook.js';
 export type { ToolMatcher } from './registry/matcher.js';
-export { DIALECTS } from './dialects/dialect.js';
-export type { Dialect } from './dialects/dialect.js';
+export { DIALECTS } from './registry/dialect.js';
+export type { Dialect } from './registry/dialect.js';
 export type {
   CommandHook,
   FunctionHook,
@@ -64,8 +64,8 @@ export type {
 } from './registry/hook.js';
 
 // Running a hook: the executor port (every hook kind), its composition by kind, the real adapter.
-export { execaExecutor } from './exec/execa-executor.js';
-export type { ExecaExecutorOptions } from './exec/execa-executor.js';
+export { processExecutor, execaExecutor } from './exec/process-executor.js';
+export type { ProcessExecutorOptions, ExecaExecutorOptions } from './exec/process-executor.js';
 export { hookExecutor } from './exec/hook-executor.js';
 export { resultOnly } from './exec/port.js';
 export type {
@@ -77,7 +77,7 @@ export type {
   HookProgress,
   RunScopedExecutor,
 } from './exec/port.js';
-export type { PersistentHookOptions } from './exec/persistent.js';
+export type { PersistentHookOptions } from './exec/persistent/persistent.js';
 export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protocol/result.js';
 export type { HookOutput } from './protocol/output.js';
 

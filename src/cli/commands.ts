@@ -6,7 +6,7 @@ import { registryOf } from '../registry/chain.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
-import { execaExecutor } from '../exec/index.js';
+import { processExecutor } from '../exec/index.js';
 import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
 import { dryRunHooks } from './doctor.js';
@@ -64,7 +64,7 @@ export const reportProblems = (result: LoadResult): void => {
 /** The engine's collaborators for `run` and `fire`: real processes, bounded by `--max-processes`. */
 export const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
   defaultDeps(
-    execaExecutor({
+    processExecutor({
       maxProcesses: flags.maxProcesses,
       workspace: toLoadOptions(flags, process.cwd()).workspace,
     }),

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { decodeForeignText, foreignHooksToToml, formatProblem } from '../config/index.js';
 import { readText } from '../config/files.js';
-import type { ForeignDialect } from '../dialects/dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import { formatProblemLines, printableLine } from './format.js';
 import { useColor } from './style.js';
 

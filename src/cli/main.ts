@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { describeThrown } from '../events/untrusted.js';
-import { killOwnedGroupsNow } from '../exec/groups.js';
+import { killOwnedGroupsNow } from '../exec/groups/groups.js';
 import { printableLine } from './format.js';
 import { createProgram } from './program.js';
 import { exitWhenIdle, watchStdout } from './terminal.js';

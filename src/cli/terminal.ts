@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { killOwnedGroupsNow } from '../exec/groups.js';
+import { killOwnedGroupsNow } from '../exec/groups/groups.js';
 
 /**
  * Process plumbing shared by the commands: ending without losing output or leaving hooks behind,

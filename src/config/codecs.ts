@@ -5,7 +5,7 @@ import { named } from '../events/codecs.js';
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
 import { unspawnableArgument, unspawnableEnvValue } from '../registry/spawnable.js';
-import { DIALECTS } from '../dialects/dialect.js';
+import { DIALECTS } from '../registry/dialect.js';
 import { MAX_STOP_LOOP_LIMIT } from '../protocol/stop-loop.js';
 
 /*

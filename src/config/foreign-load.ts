@@ -1,6 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { resolve } from 'node:path';
-import type { ForeignDialect } from '../dialects/dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import { byEvent } from '../events/names.js';
 import { commandHookOf } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';

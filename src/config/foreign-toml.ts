@@ -1,7 +1,7 @@
 import { basename, dirname } from 'node:path';
 import { stringify } from 'smol-toml';
 import { EVENT_NAMES } from '../events/names.js';
-import type { ForeignDialect } from '../dialects/dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import type { ForeignHook } from './foreign.js';
 
 /**

@@ -1,6 +1,6 @@
 import { MATCHED_EVENTS, TOOL_EVENTS, type EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
-import type { ForeignDialect } from '../dialects/dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import {
   coshEventsOf,
   defaultTimeoutMs,

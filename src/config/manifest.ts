@@ -1,6 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { isDialect, type Dialect } from '../dialects/dialect.js';
+import { isDialect, type Dialect } from '../registry/dialect.js';
 import { EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';

@@ -1,4 +1,4 @@
-import type { Dialect } from '../dialects/dialect.js';
+import type { Dialect } from '../registry/dialect.js';
 
 /** Values substituted into `command` and `env` values at load time (SPEC §3). */
 export interface ExtensionVariables {

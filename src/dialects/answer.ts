@@ -1,15 +1,11 @@
 import type { EventName } from '../events/names.js';
-import {
-  decodeHookOutputValue,
-  decodeHookStdout,
-  plainHookValue,
-  type HookOutput,
-} from '../protocol/output.js';
+import { decodeHookOutputValue, decodeHookStdout, plainHookValue } from '../protocol/decode-output.js';
+import type { HookOutput } from '../protocol/output.js';
 import { parseJson, isJsonObject, type JsonObject } from '../events/untrusted.js';
 import { printedBy, returnedBy } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
 import { err, ok, type Result } from '../result.js';
-import type { ForeignDialect } from './dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 
 /** Exit status with which Claude Code and Gemini CLI hooks block, the reason on stderr. */
 export const BLOCKING_EXIT_CODE = 2;

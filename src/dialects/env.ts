@@ -1,5 +1,5 @@
 import type { CommandHook } from '../registry/hook.js';
-import { isForeign, type Dialect } from './dialect.js';
+import { isForeign, type Dialect } from '../registry/dialect.js';
 
 /** Where a hook runs from, as far as its agent's environment variables go. */
 export interface DialectPlaces {

@@ -1,6 +1,6 @@
 import type { HookEvent } from '../events/codecs.js';
 import type { EventName } from '../events/names.js';
-import type { ForeignDialect } from './dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import { claudeToolCall, geminiToolCall, type ToolCall } from './tools.js';
 import { isJsonObject, type JsonObject } from '../events/untrusted.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventName } from '../events/names.js';
-import type { ForeignDialect } from './dialect.js';
+import type { ForeignDialect } from '../registry/dialect.js';
 import { CLAUDE_TOOL_TO_COSH } from './tools.js';
 
 /**

@@ -1,4 +1,4 @@
-export * from './dialect.js';
+export * from '../registry/dialect.js';
 export * from './tools.js';
 export * from './events.js';
 export * from './answer.js';

@@ -1,7 +1,7 @@
 import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
 import { eventClone } from '../events/event-data.js';
-import { decodeHookOutputValue, plainHookValue } from '../protocol/output.js';
-import { isForeign } from '../dialects/dialect.js';
+import { decodeHookOutputValue, plainHookValue } from '../protocol/decode-output.js';
+import { isForeign } from '../registry/dialect.js';
 import { withReturned } from '../protocol/printed.js';
 import { failure, success, type HookResult } from '../protocol/result.js';
 import type { FunctionHook } from '../registry/hook.js';

@@ -16,7 +16,7 @@ const routed =
 
 /**
  * The executor port for every hook kind, composed from one executor per kind: command hooks go to
- * `commands` (processes: `execaExecutor` uses this with its own), function hooks to `functions`
+ * `commands` (processes: `processExecutor` uses this with its own), function hooks to `functions`
  * (in process by default). Each hook's stream is its kind's executor's stream, unchanged: progress,
  * result, cancellation on unsubscribe.
  *

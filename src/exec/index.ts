@@ -2,6 +2,11 @@
 export * from './port.js';
 export { hookExecutor } from './hook-executor.js';
 export { runFunctionHook } from './function-hook.js';
-export { execaExecutor, type ExecaExecutorOptions } from './execa-executor.js';
-export { withPersistentHooks, type PersistentHookOptions } from './persistent.js';
-export { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './persistent-answer.js';
+export {
+  processExecutor,
+  execaExecutor,
+  type ProcessExecutorOptions,
+  type ExecaExecutorOptions,
+} from './process-executor.js';
+export { withPersistentHooks, type PersistentHookOptions } from './persistent/persistent.js';
+export { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './persistent/persistent-answer.js';

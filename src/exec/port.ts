@@ -35,7 +35,7 @@ export const isResult = (emission: HookEmission): emission is HookResult => !('p
  * The executor port: runs one hook, of any kind, for one event. Cold (nothing starts before
  * subscribe), emits optional progress notices then exactly one classified result, completes, never
  * errors, and on unsubscribe cancels whatever it started. The operators only know this type:
- * `execaExecutor()` is the real one (`hookExecutor` composing processes for command hooks with the
+ * `processExecutor()` is the real one (`hookExecutor` composing processes for command hooks with the
  * in-process runner for function hooks) and `cosh-hooks/testing` has a fake.
  */
 export type HookExecutor = (hook: Hook, event: HookEvent) => Observable<HookEmission>;

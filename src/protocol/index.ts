@@ -1,5 +1,6 @@
 export * from './decision.js';
 export * from './output.js';
+export * from './decode-output.js';
 export * from './result.js';
 export * from './effective.js';
 export * from './merge.js';

@@ -1,4 +1,4 @@
-import type { Dialect } from '../dialects/dialect.js';
+import type { Dialect } from './dialect.js';
 import type { EventName } from '../events/names.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { Decision, EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { ToolMatcher } from './matcher.js';
-import type { Dialect } from '../dialects/dialect.js';
+import type { Dialect } from './dialect.js';
 
 /** Fields every resolved hook has, whatever runs it. */
 export interface HookBase {

@@ -33,7 +33,7 @@ const played =
  * An executor for every hook kind that plays scripted results instead of running hooks. Each
  * subscription subscribes to the hook's script, so TestScheduler subscription marbles show exactly
  * when a hook started and when it was cancelled. A command hook with no script fails as `spawn`; a
- * function hook with no script runs in process, as `execaExecutor()` runs it (its own Observable
+ * function hook with no script runs in process, as `processExecutor()` runs it (its own Observable
  * runs in virtual time inside `TestScheduler.run`).
  */
 export const fakeExecutor = (behaviours: FakeBehaviours): HookExecutor =>

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { defaultDeps, defineHooks, execaExecutor, hookPipeline, type HookDecision } from 'cosh-hooks';
+import { defaultDeps, defineHooks, processExecutor, hookPipeline, type HookDecision } from 'cosh-hooks';
 import { allProcesses, waitFor } from '../../bench/procfs.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/hooks/${name}`, import.meta.url));
@@ -65,7 +65,7 @@ describe.each([
     const decisions: HookDecision[] = [];
     const pids: number[][] = [];
     let answered: () => void = () => undefined;
-    const { decisions$ } = hookPipeline(registry, defaultDeps(execaExecutor()))(input);
+    const { decisions$ } = hookPipeline(registry, defaultDeps(processExecutor()))(input);
     decisions$.subscribe((decision) => {
       decisions.push(decision);
       pids.push(running(file).map((stat) => stat.pid));

@@ -11,7 +11,7 @@ import {
   createDispatcher,
   defaultDeps,
   defineHooks,
-  execaExecutor,
+  processExecutor,
   formatProblem,
   hookPipeline,
   loadHooks,
@@ -113,7 +113,7 @@ describe('recipes: function hooks next to configured ones', () => {
     });
     const configured = registryOf(() => []); // in an application: loadHooks(...).registry
     const registry = concatRegistries(configured, inline);
-    // fakeExecutor runs unscripted function hooks in process; an application passes execaExecutor() here.
+    // fakeExecutor runs unscripted function hooks in process; an application passes processExecutor() here.
     const hooks = createDispatcher(registry, defaultDeps(fakeExecutor({})));
     const [sudo, ls, prompt] = await Promise.all([
       hooks.dispatch(shell('t1', 'sudo rm x')),
@@ -144,7 +144,7 @@ describe('README: the library, reactive and promise style', () => {
         systemExtensionsDir: scratch,
       });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
-      const deps = defaultDeps(execaExecutor());
+      const deps = defaultDeps(processExecutor());
 
       const events$ = new Subject<unknown>();
       const { notifications$, decisions$ } = hookPipeline(loaded.registry, deps)(events$);
@@ -219,7 +219,7 @@ describe('recipes: the audit logger, moved from the chain to an observer', () =>
       const loaded = loadHooks({ configPath, home: scratch, systemExtensionsDir: scratch });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
       const events$ = new Subject<unknown>();
-      const { decisions$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
+      const { decisions$ } = hookPipeline(loaded.registry, defaultDeps(processExecutor()))(events$);
       const decided = lastValueFrom(decisions$.pipe(toArray()));
       for (const command of ['ls', 'rm -rf /']) events$.next({ ...shell(command, command), cwd: ROOT });
       events$.complete();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadHooks, type LoadOptions } from '../../src/config/index.js';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import { createDispatcher, type Dispatcher } from '../../src/pipeline/dispatch.js';
 import { defaultDeps } from '../../src/pipeline/pipeline.js';
 
@@ -31,7 +31,7 @@ const dispatcherFor = (options: LoadOptions): Dispatcher => {
     ...options,
   });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  return createDispatcher(loaded.registry, defaultDeps(execaExecutor()));
+  return createDispatcher(loaded.registry, defaultDeps(processExecutor()));
 };
 
 const claude = dispatcherFor({

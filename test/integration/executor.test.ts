@@ -6,7 +6,13 @@ import { firstValueFrom, lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor, isProgress, isResult, resultOnly, type HookEmission } from '../../src/exec/index.js';
+import {
+  processExecutor,
+  isProgress,
+  isResult,
+  resultOnly,
+  type HookEmission,
+} from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import type { HookResult } from '../../src/protocol/result.js';
 import { defineHooks } from '../../src/registry/define.js';
@@ -44,7 +50,7 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
   commandHook(options.name ?? 'test-hook', { command, ...options });
 
-const executor = execaExecutor({ killGraceMs: 200 });
+const executor = processExecutor({ killGraceMs: 200 });
 const run = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}, ev = event()) =>
   firstValueFrom(executor(hook(command, options), ev).pipe(resultOnly()));
 
@@ -87,7 +93,7 @@ const readPid = async (file: string): Promise<number> => {
   return pid;
 };
 
-describe('execaExecutor: decisions', () => {
+describe('processExecutor: decisions', () => {
   it.each<[string, string, HookResult]>([
     ['allow (sh)', 'allow.sh', { outcome: 'ok', output: { decision: 'allow' } }],
     [
@@ -163,7 +169,7 @@ describe('execaExecutor: decisions', () => {
   });
 });
 
-describe('execaExecutor: environment', () => {
+describe('processExecutor: environment', () => {
   const seen = async (ev: HookEvent) => {
     const result = await run(fixture('env-cwd.js'), { name: 'env-hook', env: { HOOK_SETTING: 'on' } }, ev);
     if (result.outcome !== 'ok') throw new Error(`hook failed: ${JSON.stringify(result)}`);
@@ -204,7 +210,7 @@ describe('execaExecutor: environment', () => {
   });
 });
 
-describe('execaExecutor: failures', () => {
+describe('processExecutor: failures', () => {
   it('exit 1', async () => {
     expect(await run(fixture('exit1.sh'))).toStrictEqual({
       outcome: 'exit',
@@ -273,7 +279,7 @@ describe('execaExecutor: failures', () => {
     });
   });
 
-  it('a command execa cannot even hand to spawn (NUL byte) is a spawn failure, not an error', async () => {
+  it('a command Node cannot even hand to spawn (NUL byte) is a spawn failure, not an error', async () => {
     const result = await run('echo a\0b');
     expect(result.outcome).toBe('spawn');
     expect(result).toHaveProperty('message', expect.stringMatching(/^could not start: .*null bytes/));
@@ -298,7 +304,7 @@ describe('execaExecutor: failures', () => {
   });
 
   it('keeps only the stderr tail, led by the first line the tail lost', async () => {
-    const small = execaExecutor({ stderrLimit: 1024 });
+    const small = processExecutor({ stderrLimit: 1024 });
     const result = await firstValueFrom(
       small(hook(`i=0; while [ $i -lt 300 ]; do echo "line $i" >&2; i=$((i+1)); done; exit 3`), event()).pipe(
         resultOnly(),
@@ -315,7 +321,7 @@ describe('execaExecutor: failures', () => {
   });
 });
 
-describe('execaExecutor: stdin', () => {
+describe('processExecutor: stdin', () => {
   const bigEvent = () => event({ tool_input: { command: 'x'.repeat(1024 * 1024) } });
 
   it('a hook that closes stdin without reading a 1 MB event neither hangs nor crashes the host', async () => {
@@ -340,7 +346,7 @@ describe('execaExecutor: stdin', () => {
   });
 });
 
-describe('execaExecutor: process lifetime', () => {
+describe('processExecutor: process lifetime', () => {
   it('takes the decision when the hook exits, leaving its background child (holding stdout) alive', async () => {
     const file = pidFile();
     const started = Date.now();
@@ -357,7 +363,7 @@ describe('execaExecutor: process lifetime', () => {
 
   it('unsubscribing mid-hook kills the whole group: hook first (SIGTERM), then a grandchild ignoring SIGTERM', async () => {
     const file = pidFile();
-    const patient = execaExecutor({ killGraceMs: 500 });
+    const patient = processExecutor({ killGraceMs: 500 });
     const subscription = patient(
       hook(fixture('grandchild.sh'), { env: { PID_FILE: file } }),
       event(),
@@ -394,10 +400,10 @@ describe('execaExecutor: process lifetime', () => {
   });
 });
 
-describe('execaExecutor through hookPipeline', () => {
+describe('processExecutor through hookPipeline', () => {
   const decide = async (hooks: Parameters<typeof defineHooks>[0], ev = event()) => {
     const registry = defineHooks(hooks, 'config');
-    const { decisions$ } = hookPipeline(registry, defaultDeps(execaExecutor({ killGraceMs: 200 })))(of(ev));
+    const { decisions$ } = hookPipeline(registry, defaultDeps(processExecutor({ killGraceMs: 200 })))(of(ev));
     return firstValueFrom(decisions$);
   };
 
@@ -496,7 +502,7 @@ describe('execaExecutor through hookPipeline', () => {
     );
     const subscription = hookPipeline(
       registry,
-      defaultDeps(execaExecutor({ killGraceMs: 200 })),
+      defaultDeps(processExecutor({ killGraceMs: 200 })),
     )(input).output$.subscribe();
     input.next(event());
     const grandchild = await readPid(file);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runHook } from '../../operators/index.js';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import type { HookDecision } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
@@ -44,7 +44,7 @@ const GUARD = `if grep -q 'rm -rf'; then echo '{"decision":"block","reason":"gua
 const decide = async (
   hooks: HookDefinition[],
   events: HookEvent[],
-  executor: ReturnType<typeof execaExecutor>,
+  executor: ReturnType<typeof processExecutor>,
 ): Promise<Record<string, Pick<HookDecision, 'decision' | 'reason'> & { outcomes: string[] }>> => {
   const registry = defineHooks({ PreToolUse: hooks });
   const decisions = await lastValueFrom(
@@ -88,7 +88,7 @@ describe.each(['never', 'always'] as const)(
       const decisions = await decide(
         [guard],
         sessions.map((session, index) => event(session, index % 2 === 0 ? 'rm -rf /' : 'ls')),
-        execaExecutor({ spawnHelper: mode, maxProcesses: 4 }),
+        processExecutor({ spawnHelper: mode, maxProcesses: 4 }),
       );
       expect(decisions).toStrictEqual(
         Object.fromEntries(
@@ -120,7 +120,7 @@ describe.each(['never', 'always'] as const)(
       const decisions = await decide(
         [holder, guard],
         [hold, event('guarded', 'ls')],
-        execaExecutor({ spawnHelper: mode, maxProcesses: 1, killGraceMs: 100 }),
+        processExecutor({ spawnHelper: mode, maxProcesses: 1, killGraceMs: 100 }),
       );
       expect(decisions['guarded']).toStrictEqual({
         decision: 'block',
@@ -134,7 +134,7 @@ describe.each(['never', 'always'] as const)(
 
 describe.each(['never', 'always'] as const)('spawnHelper %s: a busy engine', (mode) => {
   it('a guard that answered in time while the event loop was blocked past its deadline is not a timeout', async () => {
-    const executor = execaExecutor({ spawnHelper: mode });
+    const executor = processExecutor({ spawnHelper: mode });
     const deps = { executor, scheduler: asyncScheduler };
     // Warm up (the spawn helper's start is not the point here).
     await firstValueFrom(runHook(commandHook('warm', { command: GUARD }), event('warm', 'ls'), deps));
@@ -167,7 +167,11 @@ describe('a huge event of one session and a small guard of another, through the 
     };
     const huge = { ...event('huge', 'x'.repeat(30 * 1024 * 1024)), tool_name: 'Write' } as HookEvent;
     const small = event('small', 'rm -rf /');
-    const decisions = await decide([reader, guard], [huge, small], execaExecutor({ spawnHelper: 'always' }));
+    const decisions = await decide(
+      [reader, guard],
+      [huge, small],
+      processExecutor({ spawnHelper: 'always' }),
+    );
     expect(decisions['small']).toStrictEqual({
       decision: 'block',
       reason: 'guard: rm -rf',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { lastValueFrom, Subject, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/audit/records.js';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import type { OutputLine } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/pipeline.js';
 import { defineHooks } from '../../src/registry/define.js';
@@ -32,7 +32,7 @@ const runAll = async (
   const input = new Subject<unknown>();
   const streams = hookPipeline(
     registry,
-    defaultDeps(execaExecutor()),
+    defaultDeps(processExecutor()),
     queue === undefined ? {} : { observerQueue: queue },
   )(input);
   // Both subscribed before the first event: the run starts with the first subscriber.

@@ -6,14 +6,14 @@ import { filter, firstValueFrom, lastValueFrom, Subject, type Subscription } fro
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/events/decode.js';
 import type { HookEvent } from '../../src/events/codecs.js';
-import { execaExecutor, resultOnly, type PersistentHookOptions } from '../../src/exec/index.js';
+import { processExecutor, resultOnly, type PersistentHookOptions } from '../../src/exec/index.js';
 import type { HookDecision } from '../../src/output/lines.js';
 import type { HookResult } from '../../src/protocol/result.js';
 import { createDispatcher } from '../../src/pipeline/dispatch.js';
 import { createSession } from '../../src/pipeline/session.js';
 import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
-import { killOwnedGroupsNow } from '../../src/exec/groups.js';
+import { killOwnedGroupsNow } from '../../src/exec/groups/groups.js';
 import { packageVersion } from '../../src/version.js';
 import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../../bench/procfs.js';
 
@@ -73,7 +73,7 @@ const drive = (
   let seq = 0;
   const subscription = hookPipeline(
     defineHooks({ PreToolUse: hooks }),
-    defaultDeps(execaExecutor({ killGraceMs: 200, ...options })),
+    defaultDeps(processExecutor({ killGraceMs: 200, ...options })),
     pipeline,
   )(input).output$.subscribe((line) => {
     if (line.type === 'stream_event') {
@@ -695,7 +695,7 @@ describe('persistent hooks: cancellation', () => {
     writeFileSync(log, '');
     const persistent = hook(log);
     if (persistent?.kind !== 'command') throw new Error('expected a command hook');
-    const run = execaExecutor({ killGraceMs: 200 }).openRun();
+    const run = processExecutor({ killGraceMs: 200 }).openRun();
     try {
       const first = await firstValueFrom(
         run.executor(persistent, eventOf({ tool_input: { action: 'pid' } })).pipe(resultOnly()),
@@ -777,7 +777,7 @@ describe('persistent hooks: nothing outlives the run', () => {
   it('close() of a dispatcher ends its persistent processes', async () => {
     const dispatcher = createDispatcher(
       defineHooks({ PreToolUse: [keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)] }),
-      defaultDeps(execaExecutor({ killGraceMs: 200 })),
+      defaultDeps(processExecutor({ killGraceMs: 200 })),
     );
     const first = await dispatcher.dispatch(eventOf({ tool_input: { action: 'child' } }));
     const second = await dispatcher.dispatch(eventOf({ tool_input: { action: 'pid' } }));
@@ -792,7 +792,7 @@ describe('persistent hooks: nothing outlives the run', () => {
   it('a session keeps one process across decides, and close() ends it', async () => {
     const session = createSession(
       defineHooks({ PreToolUse: [keeper({ env: { IGNORE_EOF: '1' } } as Partial<HookDefinition>)] }),
-      defaultDeps(execaExecutor({ killGraceMs: 200 })),
+      defaultDeps(processExecutor({ killGraceMs: 200 })),
     );
     const decide = (action: string) =>
       lastValueFrom(
@@ -814,7 +814,7 @@ describe('persistent hooks: nothing outlives the run', () => {
     const definition = defineHooks({ PreToolUse: [keeper()] }).PreToolUse[0];
     if (definition?.kind !== 'command') throw new Error('expected a command hook');
     const result = await firstValueFrom(
-      execaExecutor({ killGraceMs: 200 })(definition, eventOf({ tool_input: { action: 'child' } })).pipe(
+      processExecutor({ killGraceMs: 200 })(definition, eventOf({ tool_input: { action: 'child' } })).pipe(
         resultOnly(),
       ),
     );

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import { createDispatcher } from '../../src/pipeline/dispatch.js';
 import { defaultDeps } from '../../src/pipeline/pipeline.js';
 import { defineHooks } from '../../src/registry/define.js';
@@ -38,7 +38,7 @@ describe('what a hook receives', () => {
         { name: 'claude-guard', command: `cat > '${file('claude.json')}'`, dialect: 'claude' },
       ],
     }),
-    defaultDeps(execaExecutor()),
+    defaultDeps(processExecutor()),
   );
   afterAll(() => dispatcher.close());
 
@@ -80,7 +80,7 @@ describe('what leaves the engine', () => {
         },
       ],
     }),
-    defaultDeps(execaExecutor()),
+    defaultDeps(processExecutor()),
   );
   afterAll(() => dispatcher.close());
 

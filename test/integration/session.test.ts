@@ -8,7 +8,7 @@ import {
   createSession,
   defaultDeps,
   defineHooks,
-  execaExecutor,
+  processExecutor,
   SessionClosedError,
   type OutputLine,
 } from 'cosh-hooks';
@@ -59,7 +59,7 @@ const readPid = async (file: string): Promise<number> => {
 const hangingSession = (file: string) =>
   createSession(
     defineHooks({ Stop: [{ name: 'hang', command: `echo $$ > '${file}'; exec sleep 60`, timeout: 600000 }] }),
-    defaultDeps(execaExecutor({ killGraceMs: 200 })),
+    defaultDeps(processExecutor({ killGraceMs: 200 })),
   );
 
 const stop = { hook_event_name: 'Stop', session_id: 's1' };

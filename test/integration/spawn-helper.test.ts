@@ -7,11 +7,11 @@ import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor, resultOnly } from '../../src/exec/index.js';
+import { processExecutor, resultOnly } from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
 import type { CommandHook } from '../../src/registry/hook.js';
-import type { ProcessSpec } from '../../src/exec/spawn.js';
+import type { ProcessSpec } from '../../src/exec/process/spawn.js';
 import {
   CLOSE,
   EXIT,
@@ -20,7 +20,7 @@ import {
   NOT_STARTED,
   SPAWN,
   STARTED,
-} from '../../src/exec/spawn-protocol.js';
+} from '../../src/exec/helper/spawn-protocol.js';
 import { commandHook } from '../../src/testing/index.js';
 import { allProcesses, isGone, liveGroupMembers, openFds, procStat, waitFor } from '../../bench/procfs.js';
 
@@ -73,8 +73,8 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
   commandHook(options.name ?? 'helper-hook', { command, ...options });
 
-const viaHelper = execaExecutor({ spawnHelper: 'always', killGraceMs: 200 });
-const direct = execaExecutor({ spawnHelper: 'never', killGraceMs: 200 });
+const viaHelper = processExecutor({ spawnHelper: 'always', killGraceMs: 200 });
+const direct = processExecutor({ spawnHelper: 'never', killGraceMs: 200 });
 
 /** Spawn helpers that are children of this process (there is one per host process). */
 const helpersOf = (parent: number) =>
@@ -226,7 +226,7 @@ describe('spawn helper: process lifetime', () => {
   });
 
   it('the helper killed mid-run: hooks in flight fail and their groups die; the next hook starts a fresh helper', async () => {
-    const executor = execaExecutor({ spawnHelper: 'always', killGraceMs: 200 });
+    const executor = processExecutor({ spawnHelper: 'always', killGraceMs: 200 });
     // A helper of this process that is certainly up (the tests above may have started it already).
     expect(
       await firstValueFrom(executor(hook(fixture('allow.sh')), event()).pipe(resultOnly())),
@@ -320,7 +320,7 @@ describe('spawn helper: a host using the library exits by itself', () => {
 
 describe.each(['always', 'never'] as const)('spawnHelper %s: nothing leaks', (mode) => {
   it('a cancelled hook gives its slot back: with maxProcesses 1, the next hook runs', async () => {
-    const executor = execaExecutor({ spawnHelper: mode, maxProcesses: 1, killGraceMs: 100 });
+    const executor = processExecutor({ spawnHelper: mode, maxProcesses: 1, killGraceMs: 100 });
     for (let round = 0; round < 3; round++) {
       await new Promise<void>((resolve) => {
         const subscription = executor(hook(`echo started >&2; sleep 10`), event()).subscribe((emission) => {
@@ -339,7 +339,7 @@ describe.each(['always', 'never'] as const)('spawnHelper %s: nothing leaks', (mo
   });
 
   it('400 hooks, 4 at a time, with exits, bad output and cancellations: no descriptor or process left in the host or the helper', async () => {
-    const executor = execaExecutor({ spawnHelper: mode, killGraceMs: 100 });
+    const executor = processExecutor({ spawnHelper: mode, killGraceMs: 100 });
     const ok = hook(fixture('allow.sh'));
     await firstValueFrom(executor(ok, event()).pipe(resultOnly()));
     const spawner = mode === 'always' ? await oneHelperOf(process.pid) : process.pid;
@@ -395,10 +395,10 @@ describe.each(['always', 'never'] as const)('spawnHelper %s: nothing leaks', (mo
 
 describe('spawn helper: when it is used', () => {
   it("'auto' uses it once the host's resident memory reaches spawnHelperMinRss, 'never' does not", async () => {
-    const run = (options: Parameters<typeof execaExecutor>[0]) => {
+    const run = (options: Parameters<typeof processExecutor>[0]) => {
       const pidFile = scratchFile('which');
       return firstValueFrom(
-        execaExecutor(options)(hook(`echo $PPID > '${pidFile}'; echo '{}'`), event()).pipe(resultOnly()),
+        processExecutor(options)(hook(`echo $PPID > '${pidFile}'; echo '{}'`), event()).pipe(resultOnly()),
       ).then(() => Number(readFileSync(pidFile, 'utf8')));
     };
     // The hook goes through sh -c: its parent is whoever spawned it.
@@ -434,7 +434,7 @@ describe('spawn helper: when it is used', () => {
 });
 
 describe('spawn helper: its wire', () => {
-  const HELPER = fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
+  const HELPER = fileURLToPath(new URL('../../dist/src/exec/helper/spawn-helper.js', import.meta.url));
 
   it('a spawn request that is not JSON is answered NOT_STARTED for its id, and the helper goes on', async () => {
     const helper = spawn(process.execPath, [HELPER], { stdio: ['pipe', 'pipe', 'pipe'] });

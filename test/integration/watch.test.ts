@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { filter, firstValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  execaExecutor,
+  processExecutor,
   hookPipeline,
   defaultDeps,
   type HookDecision,
@@ -67,7 +67,7 @@ const engine = () => {
   const input = new Subject<unknown>();
   const decisions = new Subject<HookDecision>();
   let seq = 0;
-  const streams = hookPipeline(registry$, defaultDeps(execaExecutor({ workspace: ws })))(input);
+  const streams = hookPipeline(registry$, defaultDeps(processExecutor({ workspace: ws })))(input);
   subscriptions.push(streams.decisions$.subscribe(decisions));
   subscriptions.push(
     loads.subscribe((result) => {

@@ -1,7 +1,7 @@
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import { isDecision, isNotification } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
@@ -45,7 +45,7 @@ describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
   ])('%s: block with exactly the first line', async (_what, command, outcome, failed) => {
     const registry = defineHooks({ PreToolUse: [{ name: 'guard', fail_closed: true, command }] });
     const lines = await lastValueFrom(
-      hookPipeline(registry, defaultDeps(execaExecutor()))(of(event())).output$.pipe(toArray()),
+      hookPipeline(registry, defaultDeps(processExecutor()))(of(event())).output$.pipe(toArray()),
     );
     const decision = lines.find(isDecision);
     expect(decision).toMatchObject({
@@ -95,7 +95,7 @@ describe('fail_closed reason of a persistent hook after a flood of stderr (SPEC 
       const lines = await lastValueFrom(
         hookPipeline(
           registry,
-          defaultDeps(execaExecutor({ killGraceMs: 100 })),
+          defaultDeps(processExecutor({ killGraceMs: 100 })),
         )(of(event())).output$.pipe(toArray()),
       );
       const decision = lines.find(isDecision);

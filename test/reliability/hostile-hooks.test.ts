@@ -6,7 +6,7 @@ import { lastValueFrom, of, tap, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor } from '../../src/exec/index.js';
+import { processExecutor } from '../../src/exec/index.js';
 import { isResult, type HookExecutor } from '../../src/exec/port.js';
 import { encodeLine, type HookDecision, type OutputLine } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
@@ -203,7 +203,7 @@ const CASES: readonly Case[] = [
 
 /** The real executor, recording each raw result by hook name (the decision line only shows the report). */
 const recordingExecutor = (results: [string, HookResult][]): HookExecutor => {
-  const real = execaExecutor({ killGraceMs: KILL_GRACE_MS });
+  const real = processExecutor({ killGraceMs: KILL_GRACE_MS });
   return (hook, ev) =>
     real(hook, ev).pipe(
       tap((emission) => {

@@ -6,7 +6,7 @@ import { firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadHooks } from '../../src/config/index.js';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor, resultOnly } from '../../src/exec/index.js';
+import { processExecutor, resultOnly } from '../../src/exec/index.js';
 import type { CommandHook } from '../../src/registry/hook.js';
 
 /**
@@ -55,7 +55,7 @@ const expectedArgv = (ext: string, ws: string): Record<string, string[]> => ({
 });
 
 describe('substituted paths are data, never shell code (SPEC §3)', () => {
-  const executor = execaExecutor();
+  const executor = processExecutor();
 
   it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(
     'a folder name with %s: every hook gets exactly the path as one word, nothing runs',
@@ -143,7 +143,7 @@ const argvByPosition = async (
   );
   if (!decoded.ok) throw new Error(decoded.error);
   const out = (position: string) => join(scratch, `${prefix}-${position}`);
-  const executor = execaExecutor();
+  const executor = processExecutor();
   const results = await Promise.all(
     hooks.map((hook, i) =>
       firstValueFrom(

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { firstValueFrom, Subscription } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/events/decode.js';
-import { execaExecutor, resultOnly } from '../../src/exec/index.js';
+import { processExecutor, resultOnly } from '../../src/exec/index.js';
 import { commandHookOf } from '../../src/registry/define.js';
 import { BIN, finished, hookTable, jsonl, jsonLines, sandbox } from '../cli/helpers.js';
 import { sleep } from '../../bench/procfs.js';
@@ -159,7 +159,7 @@ describe('waiting for a slot', () => {
   const marking = (name: string) => commandHookOf({ name, command: `touch '${box.path(name)}'` }, 'config');
 
   it('unsubscribing while waiting cancels the wait: the hook never starts, and its place is not lost', async () => {
-    const executor = execaExecutor({ maxProcesses: 1 });
+    const executor = processExecutor({ maxProcesses: 1 });
     const release = box.path('release');
     const holder = commandHookOf(
       { name: 'holder', command: `while [ ! -e '${release}' ]; do sleep 0.01; done` },
@@ -191,7 +191,7 @@ describe('waiting for a slot', () => {
       ],
       PostToolUse: [{ name: 'late', command: `touch '${box.path('late')}'`, timeout: 300 }],
     });
-    const executor = execaExecutor({ maxProcesses: 1 });
+    const executor = processExecutor({ maxProcesses: 1 });
     const post = { ...event(), hook_event_name: 'PostToolUse', session_id: 'other', tool_response: 'x' };
     const streams = hookPipeline(registry, defaultDeps(executor), { concurrency: 'per-session' })(
       of(event(), post),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeHookOutputValue } from '../../src/protocol/output.js';
+import { decodeHookOutputValue } from '../../src/protocol/decode-output.js';
 import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact/index.js';
 
 /*

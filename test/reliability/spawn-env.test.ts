@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { execaExecutor, resultOnly } from '../../src/exec/index.js';
+import { processExecutor, resultOnly } from '../../src/exec/index.js';
 import { decodeEvent } from '../../src/events/decode.js';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { isDecision } from '../../src/output/lines.js';
@@ -58,7 +58,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
       const lines = await lastValueFrom(
         hookPipeline(
           registry,
-          defaultDeps(execaExecutor()),
+          defaultDeps(processExecutor()),
         )(of(preToolUse(sessionId))).output$.pipe(toArray()),
       );
       const decisions = lines.filter(isDecision);
@@ -80,7 +80,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
       process.env['COSH_SESSION_ID'] = 'stale-outer-session';
       let result;
       try {
-        result = await firstValueFrom(execaExecutor()(hook, event).pipe(resultOnly()));
+        result = await firstValueFrom(processExecutor()(hook, event).pipe(resultOnly()));
       } finally {
         if (before === undefined) delete process.env['COSH_SESSION_ID'];
         else process.env['COSH_SESSION_ID'] = before;
@@ -96,7 +96,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
   it('a session_id of exactly 32 KiB is still passed', async () => {
     const sessionId = 's'.repeat(32 * 1024);
     const hook = commandHookOf({ name: 'env-hook', command: ENV_HOOK }, 'config');
-    const result = await firstValueFrom(execaExecutor()(hook, preToolUse(sessionId)).pipe(resultOnly()));
+    const result = await firstValueFrom(processExecutor()(hook, preToolUse(sessionId)).pipe(resultOnly()));
     if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
     expect(
       (result.output.hookSpecificOutput as { env: Record<string, unknown> }).env['COSH_SESSION_ID'],
@@ -116,7 +116,7 @@ describe("the engine's variables (SPEC §3, §4.2)", () => {
       },
       'extension:x',
     );
-    const result = await firstValueFrom(execaExecutor()(hook, preToolUse('s1')).pipe(resultOnly()));
+    const result = await firstValueFrom(processExecutor()(hook, preToolUse('s1')).pipe(resultOnly()));
     if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
     expect((result.output.hookSpecificOutput as { env: Record<string, unknown> }).env).toStrictEqual({
       COSH_HOOK_EVENT: 'PreToolUse',

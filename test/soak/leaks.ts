@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asyncScheduler, from, lastValueFrom, mergeMap, tap } from 'rxjs';
 import { runHook } from '../../operators/runHooks.js';
-import { execaExecutor } from '../../src/exec/execa-executor.js';
+import { processExecutor } from '../../src/exec/process-executor.js';
 import { allProcesses, environHas, openFds } from '../../bench/procfs.js';
 import { INLINE_SH_ALLOW, preToolUse } from '../../bench/fixtures.js';
 import { commandHook, type Context, type Measured } from '../../bench/measurement.js';
@@ -55,7 +55,7 @@ export const measureLeaks = async (context: Context): Promise<Measured> => {
         : n % 100 === 99
           ? hooks.timeout
           : hooks.allow;
-  const executor = execaExecutor({ killGraceMs: KILL_GRACE_MS });
+  const executor = processExecutor({ killGraceMs: KILL_GRACE_MS });
   const deps = { executor, scheduler: asyncScheduler };
   const event = preToolUse(context.fixtures.dir);
   const outcomes: Record<string, number> = {};

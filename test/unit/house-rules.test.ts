@@ -1,7 +1,19 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { cruise, type ICruiseOptions } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
 
 /*
  * The house rules of docs/architecture.md that a reader relies on, checked on the code as it is:
@@ -192,5 +204,69 @@ describe('the I/O boundary (eslint)', () => {
     }
     expect(await refusals('src/config/x.ts', 'node:fs')).toStrictEqual([]);
     expect(await refusals('src/exec/x.ts', 'node:child_process')).toStrictEqual([]);
+  });
+});
+
+describe('the one-way layers (dependency-cruiser, .dependency-cruiser.cjs, run by npm run lint)', () => {
+  const config = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+    forbidden: unknown[];
+  };
+  const scratch = mkdtempSync(join(tmpdir(), 'cosh-layers-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** The rules broken by a scratch tree of `files` (path → code), as `from → to: rule` lines. */
+  const violations = async (files: Record<string, string>): Promise<string[]> => {
+    const dir = mkdtempSync(join(scratch, 'tree-'));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, dirname(path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const roots = ['src', 'operators'].filter((root) => existsSync(join(dir, root)));
+    const { output } = await cruise(roots, {
+      baseDir: dir,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden } as ICruiseOptions['ruleSet'],
+      tsPreCompilationDeps: true,
+    });
+    if (typeof output === 'string') throw new Error(output);
+    return output.summary.violations
+      .map((violation) => `${violation.from} → ${violation.to}: ${violation.rule.name}`)
+      .sort();
+  };
+
+  it('an import that runs up a layer is rejected: protocol importing config', async () => {
+    expect(
+      await violations({
+        'src/config/load.ts': 'export const load = 1;\n',
+        'src/protocol/up.ts': "import { load } from '../config/load';\nexport const up = load;\n",
+      }),
+    ).toStrictEqual(['src/protocol/up.ts → src/config/load.ts: protocol-layer']);
+  });
+
+  it('operators take only the port from src/exec, and a type-only import counts', async () => {
+    expect(
+      await violations({
+        'src/exec/port.ts': 'export type Port = number;\n',
+        'src/exec/process/spawn.ts': 'export type Spawner = string;\n',
+        'operators/runHooks.ts':
+          "import type { Port } from '../src/exec/port';\nimport type { Spawner } from '../src/exec/process/spawn';\nexport type Both = [Port, Spawner];\n",
+      }),
+    ).toStrictEqual(['operators/runHooks.ts → src/exec/process/spawn.ts: operators-layer']);
+  });
+
+  it('an import loop inside one layer is rejected, and product code may not import tests', async () => {
+    expect(
+      await violations({
+        'src/protocol/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+        'src/protocol/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+        'src/registry/uses-test.ts': "import { x } from '../../test/helper';\nexport const y = x;\n",
+        'test/helper.ts': 'export const x = 1;\n',
+      }),
+    ).toStrictEqual([
+      // A loop is reported once, at the import that closes it.
+      'src/protocol/a.ts → src/protocol/b.ts: no-circular',
+      'src/registry/uses-test.ts → test/helper.ts: product-imports-no-tests',
+      'src/registry/uses-test.ts → test/helper.ts: registry-layer',
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import {
   createDispatcher,
   createSession,
   defaultDeps,
-  execaExecutor,
+  processExecutor,
   formatProblem,
   isDecision,
   loadHooks,
@@ -32,7 +32,7 @@ writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = ${JSON.st
 const loaded = loadHooks({ home, configPath: config, systemExtensionsDir: null });
 if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
 if (loaded.warnings.length > 0) throw new Error(loaded.warnings.map(formatProblem).join('\n'));
-const deps = defaultDeps(execaExecutor());
+const deps = defaultDeps(processExecutor());
 
 const calls = [
   { id: 't1', command: 'ls' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readForeignAnswer, type AnswerContext } from '../../../src/dialects/answer.js';
-import { decodeHookStdout } from '../../../src/protocol/output.js';
+import { decodeHookStdout } from '../../../src/protocol/decode-output.js';
 import { withPrinted } from '../../../src/protocol/printed.js';
 import { failure, success, type HookResult } from '../../../src/protocol/result.js';
 import type { EventName } from '../../../src/events/names.js';

@@ -4,7 +4,7 @@ import {
   formatBytes,
   type ProcessOutcome,
   type Termination,
-} from '../../../src/exec/classify.js';
+} from '../../../src/exec/process/classify.js';
 import type { HookResult } from '../../../src/protocol/result.js';
 
 const MiB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invocationOf } from '../../../src/exec/command.js';
+import { invocationOf } from '../../../src/exec/process/command.js';
 
 describe('invocationOf', () => {
   it.each<[string, string, string[]]>([

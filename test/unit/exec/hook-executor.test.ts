@@ -5,7 +5,7 @@ import { asapScheduler, firstValueFrom, from, map, NEVER, toArray, type Observab
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { runHook, runHooks } from '../../../operators/index.js';
 import type { HookEvent } from '../../../src/events/index.js';
-import { execaExecutor } from '../../../src/exec/execa-executor.js';
+import { processExecutor } from '../../../src/exec/process-executor.js';
 import { runFunctionHook } from '../../../src/exec/function-hook.js';
 import { hookExecutor } from '../../../src/exec/hook-executor.js';
 import {
@@ -291,8 +291,8 @@ describe('hookExecutor', () => {
     expect(seen).toEqual(['a', 'b']);
   });
 
-  it('execaExecutor() is the port for function hooks too, inside and outside a run (0.1 hosts pass it as is)', async () => {
-    const executor = execaExecutor();
+  it('processExecutor() is the port for function hooks too, inside and outside a run (0.1 hosts pass it as is)', async () => {
+    const executor = processExecutor();
     const hook = functionHook('fn', (event) => ({ decision: 'block', reason: event.hook_event_name }));
     expect(await firstValueFrom(executor(hook, pre).pipe(toArray()))).toEqual([results.block('PreToolUse')]);
     const run = openRun(executor);
@@ -309,7 +309,7 @@ describe('hookExecutor', () => {
     const commands: CommandExecutor = scripted({});
     expectTypeOf(hookExecutor(commands)).toEqualTypeOf<RunScopedExecutor>();
     expectTypeOf(hookExecutor(commands)).toMatchTypeOf<HookExecutor>();
-    expectTypeOf(execaExecutor()).toEqualTypeOf<RunScopedExecutor>();
+    expectTypeOf(processExecutor()).toEqualTypeOf<RunScopedExecutor>();
     expectTypeOf(fakeExecutor({})).toEqualTypeOf<HookExecutor>();
     expectTypeOf(runFunctionHook).parameter(0).toEqualTypeOf<FunctionHook>();
     expectTypeOf(openRun(hookExecutor(commands))).toEqualTypeOf<ExecutorRun<RunScopedExecutor>>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_LINE_BYTES, firstStderrLine, tailBuffer } from '../../../src/exec/output-buffers.js';
+import { FIRST_LINE_BYTES, firstStderrLine, tailBuffer } from '../../../src/exec/process/output-buffers.js';
 
 /** The bounded stderr buffers never keep a fragment of a secret cut by their bound (docs/protocol.md). */
 

@@ -9,9 +9,9 @@ import {
   readAnswerLine,
   requestLine,
   tooLargeAnswer,
-} from '../../../src/exec/persistent-answer.js';
+} from '../../../src/exec/persistent/persistent-answer.js';
 import { readForeignAnswer, type AnswerContext } from '../../../src/dialects/answer.js';
-import type { ForeignDialect } from '../../../src/dialects/dialect.js';
+import type { ForeignDialect } from '../../../src/registry/dialect.js';
 import { defineHooks } from '../../../src/registry/define.js';
 
 describe('backoffDelay', () => {

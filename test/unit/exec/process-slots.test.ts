@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ProcessSlots } from '../../../src/exec/process-slots.js';
+import { ProcessSlots } from '../../../src/exec/process/process-slots.js';
 
 describe('ProcessSlots', () => {
   beforeEach(() => vi.useFakeTimers());

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { frame, frameReader } from '../../../src/exec/spawn-protocol.js';
-import { execaExecutor } from '../../../src/exec/index.js';
+import { frame, frameReader } from '../../../src/exec/helper/spawn-protocol.js';
+import { processExecutor } from '../../../src/exec/index.js';
 
 interface Frame {
   readonly type: number;
@@ -147,6 +147,6 @@ describe('spawn helper options', () => {
     [{ spawnHelperMinRss: Number.NaN }, 'spawnHelperMinRss must be a number of bytes >= 0, got NaN'],
     [{ spawnHelperMinRss: Infinity }, 'spawnHelperMinRss must be a number of bytes >= 0, got Infinity'],
   ])('%o is refused when the executor is made', (options, message) => {
-    expect(() => execaExecutor(options)).toThrow(new RangeError(message));
+    expect(() => processExecutor(options)).toThrow(new RangeError(message));
   });
 });

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseJson, describeThrown } from '../events/untrusted.js';
-import { signalGroup } from './groups.js';
-import { startProcess, type ProcessHandle, type ProcessListener, type Spawner } from './spawn.js';
+import { parseJson, describeThrown } from '../../events/untrusted.js';
+import { signalGroup } from '../groups/groups.js';
+import { startProcess, type ProcessHandle, type ProcessListener, type Spawner } from '../process/spawn.js';
 import {
   CLOSE,
   DETACH,
@@ -30,7 +30,7 @@ import {
 const helperScript = (): string => {
   const beside = fileURLToPath(new URL('../exec/spawn-helper.js', import.meta.url));
   if (existsSync(beside)) return beside;
-  return fileURLToPath(new URL('../../dist/src/exec/spawn-helper.js', import.meta.url));
+  return fileURLToPath(new URL('../../../dist/src/exec/helper/spawn-helper.js', import.meta.url));
 };
 
 /**

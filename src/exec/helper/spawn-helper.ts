@@ -1,8 +1,8 @@
 /**
  * The spawn helper: a small resident Node process that starts hook processes for its host
  * (`helper-client.ts` starts it), so that a host holding a large heap does not pay for copying its
- * page tables at every spawn (docs/execution.md, *The spawn helper*). It imports Node built-ins and
- * `spawn.ts` only.
+ * page tables at every spawn (docs/execution.md, *The spawn helper*). It imports Node built-ins,
+ * `process/spawn.ts` and the group signals (`groups/`) only.
  *
  * - Reads frames (`spawn-protocol.ts`) on stdin, writes frames on stdout; stderr is for its own crash.
  * - Starts each process with `startProcess`, the same function the host uses directly.
@@ -12,8 +12,10 @@
  *   group the host still owns: SIGTERM, then SIGKILL after 500 ms. Then the helper exits.
  */
 import { Socket } from 'node:net';
-import { parseJson, describeThrown } from '../events/untrusted.js';
-import { errorCode, startProcess, type ProcessHandle, type ProcessSpec } from './spawn.js';
+import { parseJson, describeThrown } from '../../events/untrusted.js';
+import { signalGroup } from '../groups/groups.js';
+import { killWithGrace } from '../groups/kill.js';
+import { errorCode, startProcess, type ProcessHandle, type ProcessSpec } from '../process/spawn.js';
 import {
   CLOSE,
   DETACH,
@@ -113,29 +115,16 @@ const onFrame = (type: number, id: number, payload: Buffer): void => {
   }
 };
 
-const signal = (pgid: number, name: NodeJS.Signals): void => {
-  try {
-    process.kill(-pgid, name);
-  } catch {
-    // ESRCH: the group is gone.
-  }
-};
-
 /** The host is gone: nothing it started may outlive it. */
 const hostGone = (): void => {
   for (const running of processes.values()) running.handle?.detach();
   processes.clear();
-  if (owned.size === 0) process.exit(0);
-  for (const pgid of owned) signal(pgid, 'SIGTERM');
-  setTimeout(() => {
-    for (const pgid of owned) signal(pgid, 'SIGKILL');
-    process.exit(0);
-  }, KILL_GRACE_MS);
+  killWithGrace(owned, KILL_GRACE_MS, () => process.exit(0));
 };
 
 /** A bug of ours must not leave hooks behind that nobody watches: kill them all, then exit. */
 const crashed = (error: unknown): void => {
-  for (const pgid of owned) signal(pgid, 'SIGKILL');
+  for (const pgid of owned) signalGroup(pgid, 'SIGKILL');
   process.stderr.write(`cosh-hooks spawn helper: ${describeThrown(error)}\n`);
   process.exit(70);
 };

@@ -1,4 +1,4 @@
-import { redactCutTail } from '../protocol/redact/index.js';
+import { redactCutTail } from '../../protocol/redact/index.js';
 
 /**
  * The bounded buffers a hook's pipes are read into, shared by per-event and persistent hooks:

@@ -1,7 +1,7 @@
-import { dialectEventEnv } from '../dialects/env.js';
-import type { HookEvent } from '../events/codecs.js';
-import type { CommandHook } from '../registry/hook.js';
-import { packageVersion } from '../version.js';
+import { dialectEventEnv } from '../../dialects/env.js';
+import type { HookEvent } from '../../events/codecs.js';
+import type { CommandHook } from '../../registry/hook.js';
+import { packageVersion } from '../../version.js';
 
 /** Longest value, in UTF-8 bytes, that an event may put into a hook's environment (SPEC §4.2). */
 export const ENV_VALUE_MAX_BYTES = 32 * 1024;

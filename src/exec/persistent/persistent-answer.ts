@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, parseJson } from '../events/untrusted.js';
-import { decodeHookOutputValue } from '../protocol/output.js';
-import { excerpt } from '../protocol/excerpt.js';
-import { withPrinted } from '../protocol/printed.js';
-import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
-import type { Dialect } from '../dialects/dialect.js';
-import { classifyProcess, formatBytes, type Termination } from './classify.js';
+import { isJsonObject, parseJson } from '../../events/untrusted.js';
+import { decodeHookOutputValue } from '../../protocol/decode-output.js';
+import { excerpt } from '../../protocol/excerpt.js';
+import { withPrinted } from '../../protocol/printed.js';
+import { failure, success, type HookFailure, type HookResult } from '../../protocol/result.js';
+import type { Dialect } from '../../registry/dialect.js';
+import { classifyProcess, formatBytes, type Termination } from '../process/classify.js';
 
 /*
  * The pure half of persistent hooks (SPEC §8): what an answer line, a death or a restart back-off

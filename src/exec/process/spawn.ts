@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Termination } from './classify.js';
-import { describeThrown } from '../events/untrusted.js';
+import { describeThrown } from '../../events/untrusted.js';
 
 /*
  * The one place that starts a process (STYLE: src/exec is the one place that spawns). Used by the

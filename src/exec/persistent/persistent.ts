@@ -1,14 +1,19 @@
 import { defer, finalize, Observable, type Subscriber } from 'rxjs';
-import type { HookEvent } from '../events/codecs.js';
-import { failure, type HookResult } from '../protocol/result.js';
-import type { CommandHook } from '../registry/hook.js';
-import { keptStderr, type Termination } from './classify.js';
-import { invocationOf } from './command.js';
-import { ownGroup, releaseGroup, signalGroup } from './groups.js';
-import { DEFAULT_SPAWN_HELPER_MIN_RSS, spawnerFor, type SpawnHelperOptions } from './helper-client.js';
-import { persistentHookEnvironment } from './hook-env.js';
-import { firstStderrLine, tailBuffer } from './output-buffers.js';
-import { describeThrown } from '../events/untrusted.js';
+import type { HookEvent } from '../../events/codecs.js';
+import { failure, type HookResult } from '../../protocol/result.js';
+import type { CommandHook } from '../../registry/hook.js';
+import { keptStderr, type Termination } from '../process/classify.js';
+import { invocationOf } from '../process/command.js';
+import { ownGroup, releaseGroup, signalGroup } from '../groups/groups.js';
+import { killWithGrace } from '../groups/kill.js';
+import {
+  DEFAULT_SPAWN_HELPER_MIN_RSS,
+  spawnerFor,
+  type SpawnHelperOptions,
+} from '../helper/helper-client.js';
+import { persistentHookEnvironment } from '../process/hook-env.js';
+import { firstStderrLine, tailBuffer } from '../process/output-buffers.js';
+import { describeThrown } from '../../events/untrusted.js';
 import {
   backoffDelay,
   backoffFailure,
@@ -21,10 +26,10 @@ import {
   tooLargeAnswer,
   type Backoff,
 } from './persistent-answer.js';
-import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from './port.js';
-import { notStartedTermination, type ProcessHandle, type Spawner } from './spawn.js';
+import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from '../port.js';
+import { notStartedTermination, type ProcessHandle, type Spawner } from '../process/spawn.js';
 
-/** Options of the persistent hook processes (SPEC §8) that `execaExecutor` runs. */
+/** Options of the persistent hook processes (SPEC §8) that `processExecutor` runs. */
 export interface PersistentHookOptions extends SpawnHelperOptions {
   /** Delay between closing stdin (run end) or SIGTERM (timeout, cancel) and SIGKILL. Default 500 ms. */
   readonly killGraceMs?: number;
@@ -98,22 +103,21 @@ const track = (pgid: number, handle: () => ProcessHandle | undefined): void => {
   ownGroup(pgid, () => handle()?.release());
 };
 
-const killGroupNow = (pgid: number): void => {
-  if (pgid === 0) return;
-  signalGroup(pgid, 'SIGKILL');
+/** The group is gone or killed: no longer ours. */
+const forgetGroup = (pgid: number): void => {
   liveGroups.delete(pgid);
   releaseGroup(pgid);
 };
 
-/** SIGTERM now, SIGKILL after `graceMs` (a referenced timer: a host about to exit waits for it). */
-const killGroupGracefully = (pgid: number, graceMs: number): void => {
-  if (!signalGroup(pgid, 'SIGTERM')) {
-    liveGroups.delete(pgid);
-    releaseGroup(pgid);
-    return;
-  }
-  setTimeout(() => killGroupNow(pgid), graceMs);
+const killGroupNow = (pgid: number): void => {
+  if (pgid === 0) return;
+  signalGroup(pgid, 'SIGKILL');
+  forgetGroup(pgid);
 };
+
+/** SIGTERM now, SIGKILL after `graceMs` (a referenced timer: a host about to exit waits for it). */
+const killGroupGracefully = (pgid: number, graceMs: number): void =>
+  killWithGrace([pgid], graceMs, () => forgetGroup(pgid));
 
 // ----- one request, one process, one hook
 
@@ -215,7 +219,8 @@ class PersistentHook {
     };
     this.queue.push(request);
     this.pump();
-    if (this.queue.includes(request)) subscriber.next({ progress: 'queued', waitingFor: 'its persistent process' });
+    if (this.queue.includes(request))
+      subscriber.next({ progress: 'queued', waitingFor: 'its persistent process' });
     return () => this.withdraw(request);
   }
 

@@ -1,8 +1,8 @@
-import { firstNonBlankLine } from '../protocol/first-line.js';
-import { decodeHookStdout } from '../protocol/output.js';
-import { withPrinted } from '../protocol/printed.js';
-import { redactText } from '../protocol/redact/index.js';
-import { failure, success, type HookFailure, type HookResult } from '../protocol/result.js';
+import { firstNonBlankLine } from '../../protocol/first-line.js';
+import { decodeHookStdout } from '../../protocol/decode-output.js';
+import { withPrinted } from '../../protocol/printed.js';
+import { redactText } from '../../protocol/redact/index.js';
+import { failure, success, type HookFailure, type HookResult } from '../../protocol/result.js';
 
 /** How a hook process ended, as the operating system reported it. */
 export type Termination =

@@ -1,0 +1,122 @@
+/* global module */
+/**
+ * The one-way layers of docs/architecture.md, checked by `npm run lint` (`npm run lint:layers`):
+ *
+ *   events ← protocol ← registry ← dialects ← config
+ *   operators ← pipeline ← cli (and src/testing, src/index.ts: the entry points)
+ *   src/audit: records and builders beside output; the rest between operators and pipeline
+ *
+ * `exec` imports events, protocol, registry and dialects; operators take only its port
+ * (src/exec/port.ts); `output` imports events and protocol; src/result.ts imports nothing. Type-only
+ * imports count like any other. Nothing in src/ or operators/ imports test/, bench/ or examples/,
+ * and no module imports itself back through others.
+ */
+
+/** Modules of this repository (not node_modules, not Node built-ins). */
+const OURS = '^(src|operators|test|bench|examples)/';
+const RESULT = 'src/result\\.ts$';
+
+/**
+ * A layer (a folder) that may import, besides itself and src/result.ts, only `allowed`: folders
+ * (`src/events/`) or single modules (`src/exec/port.ts`). Paths are from the top, `from` a folder.
+ */
+const layer = (name, from, allowed) => ({
+  name,
+  severity: 'error',
+  comment: `${from} may import only ${allowed.join(', ')} and src/result.ts (docs/architecture.md)`,
+  from: { path: `^${from}` },
+  to: {
+    path: OURS,
+    pathNot: [`^${from}`, RESULT, ...allowed.map((path) => `^${path.replaceAll('.', '\\.')}`)],
+  },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'an import loop: the layers point one way (docs/architecture.md)',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'result-imports-nothing',
+      severity: 'error',
+      comment: 'src/result.ts is imported by every layer and imports nothing of ours',
+      from: { path: RESULT },
+      to: { path: OURS },
+    },
+    layer('events-layer', 'src/events/', []),
+    layer('protocol-layer', 'src/protocol/', ['src/events/']),
+    layer('registry-layer', 'src/registry/', ['src/events/', 'src/protocol/']),
+    layer('dialects-layer', 'src/dialects/', ['src/events/', 'src/protocol/', 'src/registry/']),
+    layer('config-layer', 'src/config/', ['src/events/', 'src/protocol/', 'src/registry/', 'src/dialects/']),
+    layer('output-layer', 'src/output/', ['src/events/', 'src/protocol/']),
+    // The audit's records and their builders sit beside `output` (operators/runObservers.ts makes
+    // records); the rest of src/audit wraps a chain's run and is read by pipeline and cli only.
+    layer('audit-records-layer', 'src/audit/(records|build)\\.ts', [
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/output/',
+      'src/audit/records.ts',
+    ]),
+    layer('audit-layer', 'src/audit/', [
+      'operators/',
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/output/',
+      'src/version.ts',
+    ]),
+    {
+      ...layer('exec-layer', 'src/exec/', ['src/events/', 'src/protocol/', 'src/registry/', 'src/dialects/']),
+      // A hook's environment names the package's version (COSH_HOOKS_VERSION).
+      to: {
+        path: OURS,
+        pathNot: ['^src/(exec|events|protocol|registry|dialects)/', RESULT, '^src/version\\.ts$'],
+      },
+    },
+    layer('operators-layer', 'operators/', [
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/dialects/',
+      'src/output/',
+      'src/exec/port.ts',
+      'src/audit/records.ts',
+      'src/audit/build.ts',
+    ]),
+    layer('pipeline-layer', 'src/pipeline/', [
+      'operators/',
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/dialects/',
+      'src/output/',
+      'src/exec/',
+      'src/audit/',
+    ]),
+    {
+      name: 'entry-points-on-top',
+      severity: 'error',
+      comment: 'the CLI and the testing kit are entry points: no layer imports them',
+      from: { pathNot: '^src/(cli|testing)/' },
+      to: { path: '^src/(cli|testing)/' },
+    },
+    {
+      name: 'product-imports-no-tests',
+      severity: 'error',
+      comment: 'nothing in src/ or operators/ imports test/, bench/ or examples/',
+      from: { path: '^(src|operators)/' },
+      to: { path: '^(test|bench|examples)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^dist/' },
+  },
+};
