@@ -4,7 +4,7 @@
  * locked by `test/package/api.test.ts`.
  */
 export { parseLines } from './parseLines.js';
-export type { EventInput } from '../src/events/input.js';
+export type { ParsedInput } from '../src/events/input.js';
 export { admitEvents } from './admitEvents.js';
 export type { Admitted, AdmittedEvent, RejectedInput } from './admitEvents.js';
 export { matchHooks } from './matchHooks.js';

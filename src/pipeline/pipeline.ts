@@ -167,7 +167,7 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
 /**
  * Builds the engine: `input$` in, hook output streams out. Each input item is an event as a value
  * (any value: the engine checks it, SPEC §1) or a `JsonLine` of raw text; `parseLines` at the edge
- * tells them apart, and from there on the engine works on typed `EventInput`s.
+ * tells them apart, and from there on the engine works on typed `ParsedInput`s.
  * A misbehaving hook, a malformed event or anything that throws while one event is handled never
  * errors the outputs (that event gets its internal-failure answer, see `internalFailureLines`); an
  * error of `input$` itself is passed on once every event admitted before it has its answer.

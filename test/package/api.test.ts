@@ -89,7 +89,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'AdmittedEvent',
     'ChainStep',
     'EffectiveDecision',
-    'EventInput',
+    'ParsedInput',
     'HookIdentity',
     'HookRun',
     'Job',
