@@ -15,7 +15,6 @@ import { decisionPaint, formatCard, indent } from '../src/cli/format.js';
 import { palette, useColor } from '../src/cli/style.js';
 import {
   defaultDeps,
-  execaExecutor,
   formatProblem,
   hookPipeline,
   loadHooks,
@@ -114,7 +113,7 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 // The engine: events in, decisions and notifications out. Notifications are shown as cards the
 // moment they arrive; they always come before the decision of their event.
 const events$ = new Subject<AgentEvent>();
-const { decisions$, notifications$ } = hookPipeline(loaded.registry, defaultDeps(execaExecutor()))(events$);
+const { decisions$, notifications$ } = hookPipeline(loaded.registry, defaultDeps())(events$);
 const notifications: HookNotification[] = [];
 notifications$.subscribe((notification) => {
   notifications.push(notification);

@@ -22,6 +22,7 @@ import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHook
 import { parseLines } from '../../operators/parseLines.js';
 import { runHooks } from '../../operators/runHooks.js';
 import { stopOnBlock } from '../../operators/stopOnBlock.js';
+import { execaExecutor } from '../exec/execa-executor.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
@@ -215,9 +216,16 @@ export const hookPipeline =
     };
   };
 
-/** Production defaults for everything but the executor. */
+/**
+ * Production collaborators: the real executor (`execaExecutor()` from `cosh-hooks/executors`:
+ * processes for command hooks, one long-running process per persistent hook, function hooks in
+ * process), the async scheduler, the wall clock and the process's cwd. Pass an executor of your
+ * own (built with `cosh-hooks/executors`) to change how hooks run.
+ *
+ * Example: `hookPipeline(registry, defaultDeps())(events$)`
+ */
 export const defaultDeps = (
-  executor: HookExecutor,
+  executor: HookExecutor = execaExecutor(),
   scheduler: SchedulerLike = asyncScheduler,
 ): PipelineDeps => ({
   executor,

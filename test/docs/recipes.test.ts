@@ -76,7 +76,7 @@ describe('recipes: a hung hook in virtual time', () => {
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const hung = cold<HookResult>('-'); // never answers
       const registry = registryOf((event) =>
-        event === 'PreToolUse' ? [commandHook('guard', { timeoutMs: 3000, failClosed: true })] : [],
+        event === 'PreToolUse' ? [commandHook('guard', { timeout: 3000, fail_closed: true })] : [],
       );
       const events$ = hot('a', { a: shell('t1', 'ls') });
       const { decisions$ } = hookPipeline(

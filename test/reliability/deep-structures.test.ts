@@ -226,7 +226,7 @@ describe('the per-event error boundary (marbles)', () => {
       const guard = cold('-g|', { g: { outcome: 'ok' as const, output: { decision: 'allow' as const } } });
       const registry = registryOf((name) =>
         name === 'PreToolUse'
-          ? [commandHook('buggy'), commandHook('guard', { failClosed: true }), commandHook('audit')]
+          ? [commandHook('buggy'), commandHook('guard', { fail_closed: true }), commandHook('audit')]
           : [],
       );
       const input = hot('-x----y----|', { x: pre('s', 't1'), y: pre('s', 't2') });

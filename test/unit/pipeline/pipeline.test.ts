@@ -116,7 +116,7 @@ describe('hookPipeline (marbles)', () => {
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const slow = cold('-------------s|', { s: results.block('too late') });
       const next = cold('-n|', { n: results.allow() });
-      const registry = chains([commandHook('slow', { timeoutMs: 5 }), commandHook('next')]);
+      const registry = chains([commandHook('slow', { timeout: 5 }), commandHook('next')]);
       const input = hot('x-------|', { x: pre('s', 'ls') });
       const { output$ } = hookPipeline(registry, setup(scheduler, { slow, next }))(input);
       expectObservable(output$.pipe(map(brief))).toBe('-----td-|', {
