@@ -42,7 +42,8 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 };
 
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
-  commandHook(options.name ?? 'test-hook', { command, ...options });
+  // The resolved hook's own fields (timeoutMs, failClosed…), over a hook built the defineHooks way.
+  ({ ...commandHook(options.name ?? 'test-hook', { command }), ...options });
 
 const executor = execaExecutor({ killGraceMs: 200 });
 const run = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}, ev = event()) =>

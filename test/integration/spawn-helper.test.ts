@@ -71,7 +71,8 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 };
 
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
-  commandHook(options.name ?? 'helper-hook', { command, ...options });
+  // The resolved hook's own fields (timeoutMs, failClosed…), over a hook built the defineHooks way.
+  ({ ...commandHook(options.name ?? 'helper-hook', { command }), ...options });
 
 const viaHelper = execaExecutor({ spawnHelper: 'always', killGraceMs: 200 });
 const direct = execaExecutor({ spawnHelper: 'never', killGraceMs: 200 });

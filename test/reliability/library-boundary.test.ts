@@ -1,19 +1,21 @@
 import { asyncScheduler, config, map, of } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutputLine } from '../../src/output/lines.js';
-import { createDispatcher, hookPipeline, InvalidEventError } from '../../src/pipeline/index.js';
+import type { EventInput } from '../../src/events/codecs.js';
+import { createDispatcher, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
 import {
   commandHook,
   createTestScheduler,
+  event,
   fakeExecutor,
   results,
   testDeps,
 } from '../../src/testing/index.js';
 
 /**
- * The library never throws into its host (SPEC §7): hostile event objects give a rejected
- * `dispatch` promise, an engine error never reaches RxJS's unhandled-error hook or the process,
+ * The library never throws into its host (SPEC §7): hostile event objects get their error as a
+ * value (`dispatch` resolves with `error`), an engine error never reaches RxJS's unhandled-error hook or the process,
  * and an error of `input$` waits for the decisions owed to events admitted before it.
  */
 
@@ -36,7 +38,7 @@ afterEach(async () => {
   expect(unhandled).toEqual([]);
 });
 
-const prompt = (text: string) => ({ hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: text });
+const prompt = (text: string) => event('UserPromptSubmit', { session_id: 's', prompt: text });
 
 /** Settles within `ms` or says it did not: a lost answer fails the test instead of hanging it. */
 const within = <T>(promise: Promise<T>, ms = 2000): Promise<T> =>
@@ -84,9 +86,9 @@ describe('dispatch() of hostile objects', () => {
     [
       'a cyclic object',
       () => {
-        const event: Record<string, unknown> = prompt('loop');
-        event['self'] = event;
-        return event;
+        const cyclic: Record<string, unknown> = { ...prompt('loop') };
+        cyclic['self'] = cyclic;
+        return cyclic;
       },
       'self: nested deeper than 512 levels',
     ],
@@ -114,13 +116,12 @@ describe('dispatch() of hostile objects', () => {
   ];
 
   it.each(hostile)(
-    '%s: a rejected promise naming the problem, and the next call answered',
+    '%s: an error value naming the problem, and the next call answered',
     async (_, make, message) => {
       const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
-      const bad = within(dispatcher.dispatch(make()));
+      const bad = within(dispatcher.dispatch(make() as EventInput));
       const good = within(dispatcher.dispatch(prompt('hi')));
-      await expect(bad).rejects.toThrow(InvalidEventError);
-      await expect(bad).rejects.toThrow(message);
+      await expect(bad).resolves.toEqual({ error: { type: 'hook_error', index: 1, message }, notifications: [] });
       await expect(good).resolves.toMatchObject({ decision: { seq: 1, decision: 'allow' } });
       dispatcher.close();
     },
@@ -177,9 +178,9 @@ describe('in-process hooks that misbehave in odd ways', () => {
     const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
     const odd = await within(dispatcher.dispatch(prompt('odd')));
     // The failure is the odd hook's own (the executor port never errors): the next hook runs.
-    expect(odd.decision.seq).toBe(1);
-    expect(odd.decision.decision).toBe('allow');
-    expect(odd.decision.hooks.map((hook) => [hook.name, hook.outcome, hook.message])).toEqual([
+    expect(odd.decision?.seq).toBe(1);
+    expect(odd.decision?.decision).toBe('allow');
+    expect(odd.decision?.hooks.map((hook) => [hook.name, hook.outcome, hook.message])).toEqual([
       ['odd', 'exception', 'threw: an unprintable value was thrown'],
       ['ok', 'ok', undefined],
     ]);
