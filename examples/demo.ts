@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastValueFrom, scan, startWith, Subject, tap } from 'rxjs';
+import { lastValueFrom, scan, startWith, Subject, tap, type Observable } from 'rxjs';
 import { decisionPaint, formatCard, indent } from '../src/cli/format.js';
 import { palette, useColor } from '../src/cli/style.js';
 import {
@@ -18,6 +18,7 @@ import {
   formatProblem,
   hookPipeline,
   loadHooks,
+  type EventInput,
   type HookDecision,
   type HookNotification,
 } from '../src/index.js';
@@ -113,7 +114,11 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 // The engine: events in, decisions and notifications out. Notifications are shown as cards the
 // moment they arrive; they always come before the decision of their event.
 const events$ = new Subject<AgentEvent>();
-const { decisions$, notifications$ } = hookPipeline(loaded.registry, defaultDeps())(events$);
+// The scripted agent builds its events loosely (any name, any field); the engine checks each one.
+const { decisions$, notifications$ } = hookPipeline(
+  loaded.registry,
+  defaultDeps(),
+)(events$ as Observable<unknown> as Observable<EventInput>);
 const notifications: HookNotification[] = [];
 notifications$.subscribe((notification) => {
   notifications.push(notification);

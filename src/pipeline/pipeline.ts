@@ -36,6 +36,8 @@ import {
   type OutputLine,
 } from '../output/lines.js';
 import type { AdmittedEvent } from '../../operators/admitEvents.js';
+import type { EventInput } from '../events/codecs.js';
+import type { JsonLine } from '../events/input.js';
 import { describeThrown } from '../events/untrusted.js';
 import { aggregate, type HookRun } from '../protocol/aggregate.js';
 import { effectiveDecision } from '../protocol/effective.js';
@@ -167,7 +169,8 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
 
 /**
  * Builds the engine: `input$` in, hook output streams out. Each input item is an event as a value
- * (any value: the engine checks it, SPEC §1) or a `JsonLine` of raw text; `parseLines` at the edge
+ * (typed `EventInput`; the engine still checks every value at run time, and answers one that is
+ * not a valid event with a `hook_error`) or a `JsonLine` of raw text; `parseLines` at the edge
  * tells them apart, and from there on the engine works on typed `ParsedInput`s.
  * A misbehaving hook, a malformed event or anything that throws while one event is handled never
  * errors the outputs (that event gets its internal-failure answer, see `internalFailureLines`); an
@@ -176,7 +179,7 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
  */
 export const hookPipeline =
   (registry: Registry, deps: PipelineDeps, options: PipelineOptions = {}) =>
-  (input$: Observable<unknown>): HookStreams => {
+  (input$: Observable<EventInput | JsonLine>): HookStreams => {
     const match = matchJob(registry);
     const output$ = defer(() => {
       // What the executor keeps across events (persistent hook processes) lives exactly as long as

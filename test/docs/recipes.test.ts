@@ -6,20 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filter, lastValueFrom, map, Subject, toArray, type Observable } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  concatRegistries,
-  createDispatcher,
-  defaultDeps,
-  defineHooks,
-  execaExecutor,
-  formatProblem,
-  hookPipeline,
-  loadHooks,
-  registryOf,
-  type HookDecision,
-  type HookEvent,
-  type HookResult,
-} from 'cosh-hooks';
+import { concatRegistries, createDispatcher, defaultDeps, defineHooks, formatProblem, hookPipeline, loadHooks, registryOf, type HookDecision, type EventInput, type HookEvent } from 'cosh-hooks';
+import { execaExecutor, type HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
 // --- recipes.md: testing your agent loop -------------------------------------------------------
@@ -31,8 +19,8 @@ const toolGate = (decisions$: Observable<HookDecision>) =>
     map((d) => (d.decision === 'block' ? `skip ${d.tool_use_id}: ${d.reason}` : `run ${d.tool_use_id}`)),
   );
 
-const shell = (id: string, command: string) => ({
-  hook_event_name: 'PreToolUse',
+const shell = (id: string, command: string): EventInput => ({
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   tool_use_id: id,
   tool_name: 'shell',
@@ -118,16 +106,16 @@ describe('recipes: function hooks next to configured ones', () => {
     const [sudo, ls, prompt] = await Promise.all([
       hooks.dispatch(shell('t1', 'sudo rm x')),
       hooks.dispatch(shell('t2', 'ls')),
-      hooks.dispatch({ hook_event_name: 'UserPromptSubmit', session_id: 's1', prompt: 'hi' }),
+      hooks.dispatch({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's1', prompt: 'hi' }),
     ]);
     hooks.close();
-    expect([sudo.decision.decision, sudo.decision.reason, sudo.decision.hooks[0]?.source]).toEqual([
+    expect([sudo.decision?.decision, sudo.decision?.reason, sudo.decision?.hooks[0]?.source]).toEqual([
       'block',
       'no sudo here',
       'inline',
     ]);
-    expect(ls.decision.decision).toBe('none');
-    expect(prompt.decision.additional_context).toBe('repo: demo');
+    expect(ls.decision?.decision).toBe('none');
+    expect(prompt.decision?.additional_context).toBe('repo: demo');
     await expect(hooks.dispatch(shell('t3', 'ls'))).rejects.toThrow('dispatcher is closed');
   });
 });
@@ -144,21 +132,21 @@ describe('README: the library, reactive and promise style', () => {
         systemExtensionsDir: scratch,
       });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
-      const deps = defaultDeps(execaExecutor());
+      const deps = defaultDeps();
 
-      const events$ = new Subject<unknown>();
+      const events$ = new Subject<EventInput>();
       const { notifications$, decisions$ } = hookPipeline(loaded.registry, deps)(events$);
       const seen: string[] = [];
       notifications$.subscribe(({ event }) => seen.push(`[${event.hook_name}] ${event.message}`));
       const decided = lastValueFrom(decisions$.pipe(toArray()));
       events$.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         tool_name: 'shell',
         tool_input: { command: 'ls' },
       });
       events$.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         tool_name: 'shell',
         tool_input: { command: 'rm -rf ~' },
@@ -168,7 +156,7 @@ describe('README: the library, reactive and promise style', () => {
       expect(seen).toEqual(['[security-guard] Command blocked by security policy']);
 
       const { decision } = await createDispatcher(loaded.registry, deps).dispatch({
-        hook_event_name: 'Stop',
+        hook_event_name: 'Stop' as const,
         session_id: 's1',
       });
       expect(decision).toMatchObject({

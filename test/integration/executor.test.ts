@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { HookEvent } from '../../src/events/codecs.js';
+import type { EventInput, HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
 import { execaExecutor, isProgress, isResult, resultOnly, type HookEmission } from '../../src/exec/index.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
@@ -28,7 +28,7 @@ const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
 const event = (overrides: Record<string, unknown> = {}): HookEvent => {
   const decoded = decodeEvent(
     {
-      hook_event_name: 'PreToolUse',
+      hook_event_name: 'PreToolUse' as const,
       session_id: 'sess-42',
       cwd: scratch,
       tool_name: 'Bash',
@@ -490,7 +490,7 @@ describe('execaExecutor through hookPipeline', () => {
 
   it('unsubscribing the pipeline mid-hook leaves no process behind', async () => {
     const file = pidFile();
-    const input = new Subject<unknown>();
+    const input = new Subject<EventInput>();
     const registry = defineHooks(
       { PreToolUse: [{ name: 'hangs', command: fixture('grandchild.sh'), env: { PID_FILE: file } }] },
       'config',

@@ -53,7 +53,7 @@ describe('dispatch() of hostile objects', () => {
     [
       'a property getter that throws',
       () =>
-        Object.defineProperty({ hook_event_name: 'UserPromptSubmit', session_id: 's' }, 'prompt', {
+        Object.defineProperty({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's' }, 'prompt', {
           enumerable: true,
           get: () => {
             throw new Error('getter boom');
@@ -95,7 +95,7 @@ describe('dispatch() of hostile objects', () => {
     [
       'a BigInt',
       () => ({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's',
         tool_name: 'x',
         tool_input: { sizes: [1, 2n] },
@@ -105,7 +105,7 @@ describe('dispatch() of hostile objects', () => {
     [
       'a thrown value that cannot be printed',
       () =>
-        Object.defineProperty({ hook_event_name: 'UserPromptSubmit', session_id: 's' }, 'prompt', {
+        Object.defineProperty({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's' }, 'prompt', {
           enumerable: true,
           get: () => {
             throw Object.create(null);
@@ -146,7 +146,7 @@ describe('dispatch() of hostile objects', () => {
     expect(bad.decision).toEqual({
       type: 'hook_decision',
       seq: 1,
-      hook_event_name: 'UserPromptSubmit',
+      hook_event_name: 'UserPromptSubmit' as const,
       session_id: 's',
       decision: 'none',
       hooks: [
@@ -196,7 +196,7 @@ describe('in-process hooks that misbehave in odd ways', () => {
 
 describe('an error of input$ comes after the decisions owed (marbles)', () => {
   const event = (session: string, id: string) => ({
-    hook_event_name: 'PreToolUse',
+    hook_event_name: 'PreToolUse' as const,
     session_id: session,
     cwd: '/',
     timestamp: '2026-07-01T10:00:00Z',

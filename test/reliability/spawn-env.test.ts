@@ -58,7 +58,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
       const lines = await lastValueFrom(
         hookPipeline(
           registry,
-          defaultDeps(execaExecutor()),
+          defaultDeps(),
         )(of(preToolUse(sessionId))).output$.pipe(toArray()),
       );
       const decisions = lines.filter(isDecision);

@@ -5,16 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concatMap, filter, from, lastValueFrom, map, toArray } from 'rxjs';
-import {
-  createDispatcher,
-  createSession,
-  defaultDeps,
-  execaExecutor,
-  formatProblem,
-  isDecision,
-  loadHooks,
-  type HookDecision,
-} from 'cosh-hooks';
+import { createDispatcher, createSession, defaultDeps, formatProblem, isDecision, loadHooks, type HookDecision } from 'cosh-hooks';
 
 const home = mkdtempSync(join(tmpdir(), 'cosh-host-'));
 process.on('exit', () => rmSync(home, { recursive: true, force: true }));
@@ -32,7 +23,7 @@ writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = ${JSON.st
 const loaded = loadHooks({ home, configPath: config, systemExtensionsDir: null });
 if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
 if (loaded.warnings.length > 0) throw new Error(loaded.warnings.map(formatProblem).join('\n'));
-const deps = defaultDeps(execaExecutor());
+const deps = defaultDeps();
 
 const calls = [
   { id: 't1', command: 'ls' },
@@ -44,7 +35,7 @@ const outcomes = await lastValueFrom(
     concatMap((call) =>
       session
         .decide({
-          hook_event_name: 'PreToolUse',
+          hook_event_name: 'PreToolUse' as const,
           session_id: 's1',
           tool_use_id: call.id,
           tool_name: 'shell',
@@ -62,6 +53,6 @@ session.close();
 for (const outcome of outcomes) console.log(outcome);
 
 const dispatcher = createDispatcher(loaded.registry, deps);
-const { decision } = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
+const answer = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
 dispatcher.close();
-console.log(`dispatch ${decision.seq} ${decision.decision}`);
+console.log(answer.error ? `dispatch error ${answer.error.message}` : `dispatch ${answer.decision.seq} ${answer.decision.decision}`);
