@@ -17,5 +17,4 @@ export type { ChainStep } from './foldDecision.js';
 export { concatMapByKey } from './concatMapByKey.js';
 export { translateDialect } from './translateDialect.js';
 export type { RunOne } from './translateDialect.js';
-export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';
-export type { EffectiveDecision } from '../src/protocol/result.js';
+export type { HookRun, Verdict } from '../src/protocol/aggregate.js';
