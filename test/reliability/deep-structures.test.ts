@@ -7,7 +7,7 @@ import { hookPipeline } from '../../src/pipeline/index.js';
 import { decodeHookOutputValue, decodeHookStdout, deepMerge } from '../../src/protocol/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
 import type { HookFunction } from '../../src/registry/hook.js';
-import { commandHook, createTestScheduler, fakeExecutor, testDeps } from '../../src/testing/index.js';
+import { commandHook, createTestScheduler, event, fakeExecutor, testDeps } from '../../src/testing/index.js';
 import { cli, hookTable, jsonl, jsonLines, sandbox, withoutTimes } from '../cli/helpers.js';
 
 /**
@@ -28,7 +28,7 @@ const deepObject = (levels: number, tag: string): Record<string, unknown> => {
   return node;
 };
 
-const prompt = (text: string) => ({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's', prompt: text });
+const prompt = (text: string) => event('UserPromptSubmit', { session_id: 's', prompt: text });
 
 describe('deep hook output is invalid_output (SPEC §4.3)', () => {
   it('512 levels are accepted, 513 are not, counting the output object as level 1', () => {

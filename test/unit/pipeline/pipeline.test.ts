@@ -8,27 +8,17 @@ import { defineHooks, registryOf, type Hook } from '../../../src/registry/index.
 import {
   commandHook,
   createTestScheduler,
+  event,
   fakeExecutor,
   results,
   testDeps,
   type FakeBehaviours,
 } from '../../../src/testing/index.js';
 
-const pre = (session: string, command: string, id = command) => ({
-  hook_event_name: 'PreToolUse' as const,
-  session_id: session,
-  cwd: '/',
-  timestamp: '2026-07-01T10:00:00Z',
-  tool_use_id: id,
-  tool_name: 'shell',
-  tool_input: { command },
-});
-const start = (session: string) => ({
-  hook_event_name: 'SessionStart' as const,
-  session_id: session,
-  cwd: '/',
-  timestamp: '2026-07-01T10:00:00Z',
-});
+const at = { cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
+const pre = (session: string, command: string, id = command) =>
+  event('PreToolUse', { ...at, session_id: session, tool_use_id: id, tool_name: 'shell', tool_input: { command } });
+const start = (session: string) => event('SessionStart', { ...at, session_id: session });
 
 /** Compact form of output lines: N:hook:decision, D<seq>:decision[hooks], E<line|index>. */
 const brief = (line: OutputLine): string => {
