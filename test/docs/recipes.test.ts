@@ -155,15 +155,20 @@ describe('README: the library, reactive and promise style', () => {
       expect((await decided).map((d) => `${d.seq} ${d.decision}`)).toEqual(['1 allow', '2 block']);
       expect(seen).toEqual(['[security-guard] Command blocked by security policy']);
 
-      const { decision } = await createDispatcher(loaded.registry, deps).dispatch({
-        hook_event_name: 'Stop' as const,
-        session_id: 's1',
-      });
-      expect(decision).toMatchObject({
+      const dispatcher = createDispatcher(loaded.registry, deps);
+      const stopped = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
+      expect(stopped.decision).toMatchObject({
         seq: 1,
         decision: 'none',
         hooks: [{ name: 'audit-log', outcome: 'ok' }],
       });
+      // An invalid event is answered with a value too: the README's `stopped.error`.
+      const invalid = await dispatcher.dispatch({ hook_event_name: 'Stop' } as EventInput);
+      expect(invalid).toEqual({
+        error: { type: 'hook_error', index: 2, message: 'session_id: missing required field (expected a string)' },
+        notifications: [],
+      });
+      dispatcher.close();
       expect(readFileSync(join(scratch, 'audit.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     } finally {
       vi.unstubAllEnvs();
