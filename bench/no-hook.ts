@@ -137,7 +137,10 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
         concatMap((job) => (job.kind === 'event' ? [toDecision(job.seq, job.event, aggregate([]))] : [])),
       ),
     ),
-    pipeline: throughStages(events, (input) => hookPipeline(registry, defaults)(input as Observable<EventInput>).output$),
+    pipeline: throughStages(
+      events,
+      (input) => hookPipeline(registry, defaults)(input as Observable<EventInput>).output$,
+    ),
   });
   const ns = (list: readonly number[]) => median(list);
   const stageNs = {

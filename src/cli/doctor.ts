@@ -98,7 +98,12 @@ const alone = (event: EventName, hook: Hook): Registry => {
 
 const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | 'name' | 'source'> => {
   if (result.error !== undefined)
-    return { started: false, answered: false, outcome: 'not run', meaning: `invalid sample event: ${result.error.message}` };
+    return {
+      started: false,
+      answered: false,
+      outcome: 'not run',
+      meaning: `invalid sample event: ${result.error.message}`,
+    };
   const report = result.decision.hooks[0];
   if (report === undefined)
     return { started: false, answered: false, outcome: 'not run', meaning: 'the engine did not run it' };

@@ -6,8 +6,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filter, lastValueFrom, map, Subject, toArray, type Observable } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import { concatRegistries, createDispatcher, defaultDeps, defineHooks, formatProblem, hookPipeline, loadHooks, registryOf, type HookDecision, type EventInput, type HookEvent } from 'cosh-hooks';
-import { execaExecutor, type HookResult } from 'cosh-hooks/executors';
+import {
+  concatRegistries,
+  createDispatcher,
+  defaultDeps,
+  defineHooks,
+  formatProblem,
+  hookPipeline,
+  loadHooks,
+  registryOf,
+  type HookDecision,
+  type EventInput,
+  type HookEvent,
+} from 'cosh-hooks';
+import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
 // --- recipes.md: testing your agent loop -------------------------------------------------------
@@ -101,7 +113,7 @@ describe('recipes: function hooks next to configured ones', () => {
     });
     const configured = registryOf(() => []); // in an application: loadHooks(...).registry
     const registry = concatRegistries(configured, inline);
-    // fakeExecutor runs unscripted function hooks in process; an application passes execaExecutor() here.
+    // fakeExecutor runs unscripted function hooks in process; an application calls defaultDeps().
     const hooks = createDispatcher(registry, defaultDeps(fakeExecutor({})));
     const [sudo, ls, prompt] = await Promise.all([
       hooks.dispatch(shell('t1', 'sudo rm x')),
@@ -165,7 +177,11 @@ describe('README: the library, reactive and promise style', () => {
       // An invalid event is answered with a value too: the README's `stopped.error`.
       const invalid = await dispatcher.dispatch({ hook_event_name: 'Stop' } as EventInput);
       expect(invalid).toEqual({
-        error: { type: 'hook_error', index: 2, message: 'session_id: missing required field (expected a string)' },
+        error: {
+          type: 'hook_error',
+          index: 2,
+          message: 'session_id: missing required field (expected a string)',
+        },
         notifications: [],
       });
       dispatcher.close();

@@ -121,7 +121,10 @@ describe('dispatch() of hostile objects', () => {
       const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
       const bad = within(dispatcher.dispatch(make() as EventInput));
       const good = within(dispatcher.dispatch(prompt('hi')));
-      await expect(bad).resolves.toEqual({ error: { type: 'hook_error', index: 1, message }, notifications: [] });
+      await expect(bad).resolves.toEqual({
+        error: { type: 'hook_error', index: 1, message },
+        notifications: [],
+      });
       await expect(good).resolves.toMatchObject({ decision: { seq: 1, decision: 'allow' } });
       dispatcher.close();
     },

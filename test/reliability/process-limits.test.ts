@@ -193,7 +193,12 @@ describe('waiting for a slot', () => {
       PostToolUse: [{ name: 'late', command: `touch '${box.path('late')}'`, timeout: 300 }],
     });
     const executor = execaExecutor({ maxProcesses: 1 });
-    const post = { ...event(), hook_event_name: 'PostToolUse' as const, session_id: 'other', tool_response: 'x' };
+    const post = {
+      ...event(),
+      hook_event_name: 'PostToolUse' as const,
+      session_id: 'other',
+      tool_response: 'x',
+    };
     const streams = hookPipeline(registry, defaultDeps(executor), { concurrency: 'per-session' })(
       of<EventInput[]>(event(), post as EventInput),
     );

@@ -30,8 +30,13 @@ describe('a host types the events it sends', () => {
     const missing: EventInput = { hook_event_name: 'PreToolUse', session_id: 's1', tool_input: {} };
     // @ts-expect-error: no such event
     const unknownName: EventInput = { hook_event_name: 'PreToolUse2', session_id: 's1' };
-    // @ts-expect-error: tool_input is an object
-    const wrongField: EventInput<'PreToolUse'> = { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'x', tool_input: 'ls' };
+    const wrongField: EventInput<'PreToolUse'> = {
+      hook_event_name: 'PreToolUse',
+      session_id: 's',
+      tool_name: 'x',
+      // @ts-expect-error: tool_input is an object
+      tool_input: 'ls',
+    };
     // What hooks receive has cwd and timestamp: a host's event without them is not a HookEvent.
     // @ts-expect-error: cwd and timestamp are missing
     const asHookEvent: HookEvent = pre;
@@ -68,7 +73,11 @@ describe('a host types the events it sends', () => {
     const answer = await dispatcher.dispatch(forged);
     dispatcher.close();
     expect(answer).toEqual({
-      error: { type: 'hook_error', index: 1, message: 'tool_name: missing required field (expected a string)' },
+      error: {
+        type: 'hook_error',
+        index: 1,
+        message: 'tool_name: missing required field (expected a string)',
+      },
       notifications: [],
     });
   });

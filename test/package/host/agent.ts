@@ -5,7 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concatMap, filter, from, lastValueFrom, map, toArray } from 'rxjs';
-import { createDispatcher, createSession, defaultDeps, formatProblem, isDecision, loadHooks, type HookDecision } from 'cosh-hooks';
+import {
+  createDispatcher,
+  createSession,
+  defaultDeps,
+  formatProblem,
+  isDecision,
+  loadHooks,
+  type HookDecision,
+} from 'cosh-hooks';
 
 const home = mkdtempSync(join(tmpdir(), 'cosh-host-'));
 process.on('exit', () => rmSync(home, { recursive: true, force: true }));
@@ -55,4 +63,8 @@ for (const outcome of outcomes) console.log(outcome);
 const dispatcher = createDispatcher(loaded.registry, deps);
 const answer = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
 dispatcher.close();
-console.log(answer.error ? `dispatch error ${answer.error.message}` : `dispatch ${answer.decision.seq} ${answer.decision.decision}`);
+console.log(
+  answer.error
+    ? `dispatch error ${answer.error.message}`
+    : `dispatch ${answer.decision.seq} ${answer.decision.decision}`,
+);

@@ -1,4 +1,4 @@
-import { map, type Observable } from 'rxjs';
+import { map } from 'rxjs';
 import type { EventInput } from '../../../src/events/codecs.js';
 import { describe, expect, it } from 'vitest';
 import { JsonLine } from '../../../src/events/index.js';
@@ -17,7 +17,13 @@ import {
 
 const at = { cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
 const pre = (session: string, command: string, id = command) =>
-  event('PreToolUse', { ...at, session_id: session, tool_use_id: id, tool_name: 'shell', tool_input: { command } });
+  event('PreToolUse', {
+    ...at,
+    session_id: session,
+    tool_use_id: id,
+    tool_name: 'shell',
+    tool_input: { command },
+  });
 const start = (session: string) => event('SessionStart', { ...at, session_id: session });
 
 /** Compact form of output lines: N:hook:decision, D<seq>:decision[hooks], E<line|index>. */

@@ -1,6 +1,14 @@
 import { catchError, concatMap, delay, map, mergeMap, of, switchMap, toArray, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createSession, registryOf, SessionClosedError, type EventInput, type HookEvent, type OutputLine, type Registry } from 'cosh-hooks';
+import {
+  createSession,
+  registryOf,
+  SessionClosedError,
+  type EventInput,
+  type HookEvent,
+  type OutputLine,
+  type Registry,
+} from 'cosh-hooks';
 import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
@@ -118,7 +126,11 @@ describe('createSession: a host loop in virtual time', () => {
       const slow = cold('--(r|)', { r: results.allow() });
       const registry = registryOf((event) => (event === 'PreToolUse' ? [commandHook('guard')] : []));
       const session = createSession(registry, testDeps(scheduler, fakeExecutor({ guard: slow })));
-      const stop = (id: number) => ({ hook_event_name: 'Stop' as const, session_id: 's1', tool_use_id: `q${id}` });
+      const stop = (id: number) => ({
+        hook_event_name: 'Stop' as const,
+        session_id: 's1',
+        tool_use_id: `q${id}`,
+      });
       const decisions$ = of(shell('t0', 'ls'), ...Array.from({ length: 20_000 }, (_, id) => stop(id))).pipe(
         mergeMap((event) => session.decide(event)),
         toArray(),
