@@ -1,3 +1,4 @@
+import type { EventInput } from '../src/events/codecs.js';
 import { performance } from 'node:perf_hooks';
 import { InMemorySpanExporter, BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Subject, type Subscription } from 'rxjs';
@@ -35,7 +36,7 @@ const latencyRound =
     events: readonly unknown[],
   ): (() => Promise<number>) =>
   async () => {
-    const input = new Subject<unknown>();
+    const input = new Subject<EventInput>();
     const streams = hookPipeline(registries[setup], defaultDeps(processExecutor()))(input);
     const subscriptions: Subscription[] = [];
     let encoded = '';
@@ -62,7 +63,7 @@ const latencyRound =
     let total = 0;
     for (const event of events) {
       const sent = performance.now();
-      input.next(event);
+      input.next(event as EventInput);
       total += decidedAt - sent;
     }
     for (const subscription of subscriptions) subscription.unsubscribe();

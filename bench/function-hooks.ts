@@ -1,4 +1,5 @@
 import { from } from 'rxjs';
+import type { EventInput } from '../src/events/codecs.js';
 import { performance } from 'node:perf_hooks';
 import { processExecutor } from '../src/exec/process-executor.js';
 import { defaultDeps, hookPipeline } from '../src/pipeline/pipeline.js';
@@ -32,7 +33,7 @@ const pipelineRound =
     hookPipeline(
       registry,
       deps,
-    )(from(events)).decisions$.subscribe((decision) => {
+    )(from(events as readonly EventInput[])).decisions$.subscribe((decision) => {
       if (decision.decision === expected && decision.hooks.length === hooks) decided += 1;
     });
     const elapsed = performance.now() - start;

@@ -3,7 +3,7 @@ import { admitEvents } from '../operators/admitEvents.js';
 import { parseLines } from '../operators/parseLines.js';
 import { matchHooks } from '../operators/matchHooks.js';
 import { performance } from 'node:perf_hooks';
-import type { HookEvent } from '../src/events/codecs.js';
+import type { EventInput, HookEvent } from '../src/events/codecs.js';
 import { JsonLine } from '../src/events/input.js';
 import { parseJson } from '../src/events/untrusted.js';
 import { decodeEvent, type EventDefaults } from '../src/events/decode.js';
@@ -37,7 +37,7 @@ const throughPipeline =
     hookPipeline(
       registry,
       deps,
-    )(from(events)).output$.subscribe((line) => {
+    )(from(events as readonly EventInput[])).output$.subscribe((line) => {
       if (line.type === 'hook_decision' && line.decision === 'none') answered += 1;
     });
     const elapsed = performance.now() - start;
@@ -166,7 +166,10 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
         concatMap((job) => (job.kind === 'event' ? [toDecision(job.seq, job.event, aggregate([]))] : [])),
       ),
     ),
-    pipeline: throughStages(events, (input) => hookPipeline(registry, defaults)(input).output$),
+    pipeline: throughStages(
+      events,
+      (input) => hookPipeline(registry, defaults)(input as Observable<EventInput>).output$,
+    ),
   });
   const ns = (list: readonly number[]) => median(list);
   const stageNs = {

@@ -1,4 +1,5 @@
 import { Subject } from 'rxjs';
+import type { EventInput } from '../src/events/codecs.js';
 import type { HookDecision } from '../src/output/lines.js';
 import { hookPipeline, type PipelineDeps } from '../src/pipeline/pipeline.js';
 import type { Registry } from '../src/registry/hook.js';
@@ -6,12 +7,12 @@ import type { Registry } from '../src/registry/hook.js';
 /** A long-lived pipeline fed one event at a time, the way a host (or `cosh-hooks run`) uses it. */
 export interface PipelineDriver {
   /** Sends one event and resolves with its decision. Send the next one only after it resolved. */
-  send(event: unknown): Promise<HookDecision>;
+  send(event: EventInput): Promise<HookDecision>;
   close(): void;
 }
 
 export const drivePipeline = (registry: Registry, deps: PipelineDeps): PipelineDriver => {
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput>();
   const waiting: ((decision: HookDecision) => void)[] = [];
   const subscription = hookPipeline(
     registry,

@@ -10,16 +10,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastValueFrom, scan, startWith, Subject, tap } from 'rxjs';
+import { lastValueFrom, scan, startWith, Subject, tap, type Observable } from 'rxjs';
 import { decisionPaint, formatCard, indent } from '../src/cli/format.js';
 import { palette, useColor } from '../src/cli/style.js';
 import {
   defaultDeps,
-  processExecutor,
   formatProblem,
   hookPipeline,
   loadHooks,
   type AuditRecord,
+  type EventInput,
   type HookDecision,
   type HookNotification,
 } from '../src/index.js';
@@ -115,10 +115,11 @@ const renderCard = (notification: HookNotification) => print(indent(formatCard(n
 // The engine: events in, decisions and notifications out. Notifications are shown as cards the
 // moment they arrive; they always come before the decision of their event.
 const events$ = new Subject<AgentEvent>();
+// The scripted agent builds its events loosely (any name, any field); the engine checks each one.
 const { decisions$, notifications$, audit$ } = hookPipeline(
   loaded.registry,
-  defaultDeps(processExecutor()),
-)(events$);
+  defaultDeps(),
+)(events$ as Observable<unknown> as Observable<EventInput>);
 // The audit stream (docs/audit.md): every hook's verdict, blocked calls and observers included.
 const auditRecords: AuditRecord[] = [];
 audit$.subscribe((record) => auditRecords.push(record));

@@ -1,7 +1,7 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { EventDefaults } from '../src/events/decode.js';
-import { admit, type EventInput } from '../src/events/input.js';
+import { admit, type ParsedInput } from '../src/events/input.js';
 
 /** A valid event with its sequence number (valid events counted from 1). */
 export interface AdmittedEvent {
@@ -33,7 +33,7 @@ export type Admitted = AdmittedEvent | RejectedInput;
  *
  * Example: `events$.pipe(parseLines(), admitEvents({ now: () => new Date(), cwd: () => process.cwd() }))`
  */
-export const admitEvents = (defaults: EventDefaults): OperatorFunction<EventInput, Admitted> => {
+export const admitEvents = (defaults: EventDefaults): OperatorFunction<ParsedInput, Admitted> => {
   return (source) =>
     defer(() => {
       // Counters live per subscription, so a re-subscribed stream numbers from 1 again.

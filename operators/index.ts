@@ -4,7 +4,7 @@
  * locked by `test/package/api.test.ts`.
  */
 export { parseLines } from './parseLines.js';
-export type { EventInput } from '../src/events/input.js';
+export type { ParsedInput } from '../src/events/input.js';
 export { admitEvents } from './admitEvents.js';
 export type { Admitted, AdmittedEvent, RejectedInput } from './admitEvents.js';
 export { matchHooks } from './matchHooks.js';
@@ -20,5 +20,4 @@ export type { Observation, ObserverRecord } from './runObservers.js';
 export { withLatestRegistry } from './withLatestRegistry.js';
 export { translateDialect } from './translateDialect.js';
 export type { RunOne } from './translateDialect.js';
-export type { HookIdentity, HookRun, Verdict } from '../src/protocol/aggregate.js';
-export type { EffectiveDecision } from '../src/protocol/result.js';
+export type { HookRun, Verdict } from '../src/protocol/aggregate.js';

@@ -1,9 +1,9 @@
 import { map, type OperatorFunction } from 'rxjs';
-import { readInput, type EventInput } from '../src/events/input.js';
+import { readInput, type ParsedInput } from '../src/events/input.js';
 
 /**
  * The engine's edge: each `JsonLine` is parsed into the value it holds, and any other item is an
- * event value as the host gave it. Emits one `EventInput` per item, in the same frame: a `Result`
+ * event value as the host gave it. Emits one `ParsedInput` per item, in the same frame: a `Result`
  * holding the value, or why a line holds none (`not JSON: …`, or the reader's `problem`: not
  * UTF-8, too long), with the line number beside it for items that came as text. Never errors on
  * bad input; an error of the source is passed on, and unsubscribing unsubscribes from the source.
@@ -17,4 +17,4 @@ import { readInput, type EventInput } from '../src/events/input.js';
  *
  * Example: `lines$.pipe(parseLines(), admitEvents({ now: () => new Date(), cwd: () => process.cwd() }))`
  */
-export const parseLines = (): OperatorFunction<unknown, EventInput> => map((item) => readInput(item));
+export const parseLines = (): OperatorFunction<unknown, ParsedInput> => map((item) => readInput(item));

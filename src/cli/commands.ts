@@ -5,9 +5,10 @@ import { describeThrown } from '../events/untrusted.js';
 import { registryOf } from '../registry/chain.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
+import type { EventInput } from '../events/codecs.js';
 import { parseJson } from '../events/untrusted.js';
 import { processExecutor } from '../exec/index.js';
-import { createDispatcher, InvalidEventError, type DispatchResult } from '../pipeline/dispatch.js';
+import { createDispatcher, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
 import { dryRunHooks } from './doctor.js';
 import { buildFireEvent } from './fire-event.js';
@@ -299,13 +300,15 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   });
   let result: DispatchResult;
   try {
-    result = await dispatcher.dispatch(built.value);
+    // Built from the flags; the engine checks it like any event (an invalid one is `result.error`).
+    result = await dispatcher.dispatch(built.value as EventInput);
   } catch (error) {
     if (interrupted !== undefined) return interrupted;
-    return fail(error instanceof InvalidEventError ? `invalid event: ${error.message}` : String(error));
+    return fail(String(error));
   } finally {
     dispatcher.close();
   }
+  if (result.error !== undefined) return fail(`invalid event: ${result.error.message}`);
   const text =
     flags.json === true
       ? printableJson(

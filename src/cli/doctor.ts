@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COSH_TOOL_NAMES } from '../config/checks.js';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
+import type { EventInput } from '../events/codecs.js';
 import { createDispatcher, type DispatchResult } from '../pipeline/dispatch.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
 import { registryOf } from '../registry/chain.js';
@@ -96,6 +97,13 @@ const alone = (event: EventName, hook: Hook): Registry => {
 };
 
 const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | 'name' | 'source'> => {
+  if (result.error !== undefined)
+    return {
+      started: false,
+      answered: false,
+      outcome: 'not run',
+      meaning: `invalid sample event: ${result.error.message}`,
+    };
   const report = result.decision.hooks[0];
   if (report === undefined)
     return { started: false, answered: false, outcome: 'not run', meaning: 'the engine did not run it' };
@@ -138,7 +146,8 @@ export const dryRunHooks = async (registry: Registry, deps: PipelineDeps): Promi
         const dispatcher = createDispatcher(alone(event, hook), deps);
         const id = { event, name: hook.name, source: hook.source };
         try {
-          const result = await dispatcher.dispatch(sampleEvent(event, hook, scratch));
+          // Built per event name above; the engine checks it like any event.
+          const result = await dispatcher.dispatch(sampleEvent(event, hook, scratch) as EventInput);
           runs.push({ ...id, ...meaningOf(hook, result) });
         } catch (error) {
           runs.push({

@@ -1,4 +1,5 @@
 import { JsonLine } from '../events/input.js';
+import type { EventInput } from '../events/codecs.js';
 import { parseJson, isJsonObject } from '../events/untrusted.js';
 
 /*
@@ -31,8 +32,9 @@ const recordTypeOf = (text: string): string | undefined => {
  * The input items of a recorded file, in order: a `JsonLine` per non-blank line (numbered from 1,
  * blank lines counted), or the event a known record holds.
  */
-export const replayItemsOf = (text: string): unknown[] => {
-  const items: unknown[] = [];
+export const replayItemsOf = (text: string): (EventInput | JsonLine)[] => {
+  // Recorded events as the host sent them; the engine checks each one as it checks any input.
+  const items: (EventInput | JsonLine)[] = [];
   const lines = text.split('\n');
   lines.forEach((raw, index) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -45,7 +47,7 @@ export const replayItemsOf = (text: string): unknown[] => {
     const parsed = parseJson(line);
     const event =
       parsed.ok && isJsonObject(parsed.value) ? RECORD_READERS.get(type)?.(parsed.value) : undefined;
-    if (event !== undefined) items.push(event);
+    if (event !== undefined) items.push(event as EventInput);
   });
   return items;
 };

@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import type { EventName } from './names.js';
 
 /**
  * io-ts codecs for the events (docs/protocol.md), the five Claude Code ones with the fields Claude Code
@@ -137,6 +138,16 @@ export const HookEvent = t.union([
   SubagentStartEvent,
   SubagentStopEvent,
 ]);
+
+/**
+ * An event as a host sends it, by name (`EventInput<'PreToolUse'>`), or any of them (`EventInput`):
+ * a union discriminated by `hook_event_name`. Derived from the codecs, so what the engine accepts
+ * and what this type allows are one definition: what a host may leave out (`cwd`, `timestamp`,
+ * each event's optional fields) is optional. The engine still checks every value at run time.
+ */
+export type EventInput<N extends EventName = EventName> = {
+  [K in N]: t.TypeOf<(typeof EventCodecs)[K]>;
+}[N];
 
 /** A validated event: what hooks receive on stdin. `cwd` and `timestamp` are always filled. */
 export type HookEvent = t.TypeOf<typeof HookEvent> & { cwd: string; timestamp: string };

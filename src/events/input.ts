@@ -23,7 +23,7 @@ export class JsonLine {
  * an event, or why there is none (a line that is not JSON, not UTF-8 or too long). `line` is set
  * when the item came as a line of JSONL text, and a rejected item is then reported by it.
  */
-export type EventInput = Result<unknown> & { readonly line?: number };
+export type ParsedInput = Result<unknown> & { readonly line?: number };
 
 /**
  * What the engine made of one input item: the event, or why it is none, with the line it came on
@@ -31,7 +31,7 @@ export type EventInput = Result<unknown> & { readonly line?: number };
  */
 export type Admission = Result<HookEvent> & { readonly line?: number };
 
-const readLine = (input: JsonLine): EventInput => {
+const readLine = (input: JsonLine): ParsedInput => {
   const { line } = input;
   if (input.problem !== undefined) return { ...err(input.problem), line };
   const parsed = parseJson(input.text);
@@ -46,7 +46,7 @@ const readLine = (input: JsonLine): EventInput => {
  * host gave it. The only place that tells a line from a value. Never throws: a Proxy whose
  * `getPrototypeOf` trap throws is an item that cannot be read.
  */
-export const readInput = (item: unknown): EventInput => {
+export const readInput = (item: unknown): ParsedInput => {
   try {
     return item instanceof JsonLine ? readLine(item) : ok(item);
   } catch (error) {
@@ -60,7 +60,7 @@ export const readInput = (item: unknown): EventInput => {
  * (`eventDataCopy`: a getter, `toJSON`, function, cycle, Date… is refused with its path), so
  * nothing the host or a getter does later changes what hooks see. Never throws.
  */
-export const admit = (input: EventInput, defaults: EventDefaults): Admission => {
+export const admit = (input: ParsedInput, defaults: EventDefaults): Admission => {
   if (!input.ok) return input;
   let decoded: Result<HookEvent>;
   const { value } = input;

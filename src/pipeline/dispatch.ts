@@ -1,26 +1,40 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { AuditRecord } from '../audit/records.js';
 import { describeThrown } from '../events/untrusted.js';
-import type { HookDecision, HookNotification, OutputLine } from '../output/lines.js';
+import type { EventInput } from '../events/codecs.js';
+import type { JsonLine } from '../events/input.js';
+import type { HookDecision, HookError, HookNotification, OutputLine } from '../output/lines.js';
 import type { Registry } from '../registry/hook.js';
 import { hookPipeline, type PipelineDeps, type PipelineOptions } from './pipeline.js';
+import { SessionClosedError } from './session.js';
 
-/** The answer to one `dispatch`: the decision and the notifications that came before it. */
-export interface DispatchResult {
-  readonly decision: HookDecision;
-  readonly notifications: readonly HookNotification[];
-}
-
-/** Thrown (as a rejection) by `dispatch` for an input that is not a valid event. */
-export class InvalidEventError extends Error {
-  override readonly name = 'InvalidEventError';
-}
+/**
+ * The answer to one `dispatch`, as a value whatever the input (docs/architecture.md, "Failures are
+ * values"): the event's `decision` and the notifications that came before it, or, for an input
+ * that is not a valid event, the `error` line naming the problem (no hook ran). Tell them apart by
+ * `error`: `if (result.error) …`.
+ */
+export type DispatchResult =
+  | {
+      readonly decision: HookDecision;
+      readonly notifications: readonly HookNotification[];
+      readonly error?: undefined;
+    }
+  | {
+      readonly error: HookError;
+      readonly decision?: undefined;
+      readonly notifications: readonly HookNotification[];
+    };
 
 /** A promise-style front end of the engine, made by `createDispatcher`. */
 export interface Dispatcher {
-  /** Runs one event through the chain; resolves with its decision. Calls are queued in order. */
-  dispatch(event: unknown): Promise<DispatchResult>;
-  /** Cancels running hooks and rejects pending calls. */
+  /**
+   * Runs one event through the chain; resolves with its decision, or with the `error` of an input
+   * that is not a valid event. Calls are queued in order. Rejects only when nothing can answer:
+   * with `SessionClosedError` once the dispatcher is closed.
+   */
+  dispatch(event: EventInput | JsonLine): Promise<DispatchResult>;
+  /** Cancels running hooks; pending and later calls reject with `SessionClosedError`. Idempotent. */
   close(): void;
   /** The audit stream (docs/audit.md): subscribe before dispatching; records are built only while someone does. */
   readonly audit$: Observable<AuditRecord>;
@@ -43,7 +57,7 @@ export const createDispatcher = (
   deps: PipelineDeps,
   options: Omit<PipelineOptions, 'concurrency'> = {},
 ): Dispatcher => {
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput | JsonLine>();
   const pending: Pending[] = [];
   const settle = (line: OutputLine) => {
     const head = pending[0];
@@ -53,11 +67,14 @@ export const createDispatcher = (
       return;
     }
     pending.shift();
-    if (line.type === 'hook_decision') head.resolve({ decision: line, notifications: head.notifications });
-    else head.reject(new InvalidEventError(line.message));
+    head.resolve(
+      line.type === 'hook_decision'
+        ? { decision: line, notifications: head.notifications }
+        : { error: line, notifications: head.notifications },
+    );
   };
-  const rejectAll = (reason: string) => {
-    for (const call of pending.splice(0)) call.reject(new Error(reason));
+  const rejectAll = (error: Error) => {
+    for (const call of pending.splice(0)) call.reject(error);
   };
   // With an error handler: an error inside the engine must reach the pending calls as rejections,
   // never the host as an uncaught exception (SPEC §7). The pipeline answers every event, so this
@@ -65,14 +82,15 @@ export const createDispatcher = (
   const streams = hookPipeline(registry, deps, { ...options, concurrency: 'sequential' })(input);
   const subscription: Subscription = streams.output$.subscribe({
     next: settle,
-    error: (error: unknown) => rejectAll(`dispatcher stopped by an internal error: ${describeThrown(error)}`),
+    error: (error: unknown) =>
+      rejectAll(new Error(`dispatcher stopped by an internal error: ${describeThrown(error)}`)),
   });
   return {
     dispatch: (event) =>
       new Promise<DispatchResult>((resolve, reject) => {
         // Closed by close(), or ended by an internal error: either way nothing would answer.
         if (subscription.closed) {
-          reject(new Error('dispatcher is closed'));
+          reject(new SessionClosedError('dispatcher is closed'));
           return;
         }
         pending.push({ resolve, reject, notifications: [] });
@@ -80,7 +98,7 @@ export const createDispatcher = (
       }),
     close: () => {
       subscription.unsubscribe();
-      rejectAll('dispatcher closed before the decision');
+      rejectAll(new SessionClosedError('dispatcher closed before the decision'));
     },
     audit$: streams.audit$,
   };

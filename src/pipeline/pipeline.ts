@@ -34,6 +34,7 @@ import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import type { HookEvent } from '../events/codecs.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import { isAuditRecord, type AuditConfigRecord, type AuditRecord } from '../audit/records.js';
+import { processExecutor } from '../exec/process-executor.js';
 import { openRun, type HookExecutor } from '../exec/port.js';
 import {
   isDecision,
@@ -47,6 +48,8 @@ import {
   type OutputLine,
 } from '../output/lines.js';
 import type { AdmittedEvent } from '../../operators/admitEvents.js';
+import type { EventInput } from '../events/codecs.js';
+import type { JsonLine } from '../events/input.js';
 import { describeThrown } from '../events/untrusted.js';
 import { aggregate, type HookRun } from '../protocol/aggregate.js';
 import { effectiveDecision } from '../protocol/effective.js';
@@ -253,8 +256,9 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
 
 /**
  * Builds the engine: `input$` in, hook output streams out. Each input item is an event as a value
- * (any value: the engine checks it, SPEC §1) or a `JsonLine` of raw text; `parseLines` at the edge
- * tells them apart, and from there on the engine works on typed `EventInput`s.
+ * (typed `EventInput`; the engine still checks every value at run time, and answers one that is
+ * not a valid event with a `hook_error`) or a `JsonLine` of raw text; `parseLines` at the edge
+ * tells them apart, and from there on the engine works on typed `ParsedInput`s.
  * A misbehaving hook, a malformed event or anything that throws while one event is handled never
  * errors the outputs (that event gets its internal-failure answer, see `internalFailureLines`); an
  * error of `input$` itself is passed on once every event admitted before it has its answer.
@@ -262,7 +266,7 @@ const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.even
  */
 export const hookPipeline =
   (registry: Registry | Observable<Registry>, deps: PipelineDeps, options: PipelineOptions = {}) =>
-  (input$: Observable<unknown>): HookStreams => {
+  (input$: Observable<EventInput | JsonLine>): HookStreams => {
     let auditListeners = 0;
     const output$ = defer(() => {
       // What the executor keeps across events (persistent hook processes) lives exactly as long as
@@ -342,9 +346,16 @@ export const hookPipeline =
 
 const isOutputLine = (item: OutputLine | AuditRecord): item is OutputLine => item.type !== 'audit';
 
-/** Production defaults for everything but the executor. */
+/**
+ * Production collaborators: the real executor (`processExecutor()` from `cosh-hooks/executors`:
+ * processes for command hooks, one long-running process per persistent hook, function hooks in
+ * process), the async scheduler, the wall clock and the process's cwd. Pass an executor of your
+ * own (built with `cosh-hooks/executors`) to change how hooks run.
+ *
+ * Example: `hookPipeline(registry, defaultDeps())(events$)`
+ */
 export const defaultDeps = (
-  executor: HookExecutor,
+  executor: HookExecutor = processExecutor(),
   scheduler: SchedulerLike = asyncScheduler,
 ): PipelineDeps => ({
   executor,

@@ -19,7 +19,8 @@ import { runObservers, type Observation } from '../../operators/runObservers.js'
 import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import type { AuditRecord } from '../audit/records.js';
-import { admit, readInput } from '../events/input.js';
+import type { EventInput } from '../events/codecs.js';
+import { admit, readInput, type JsonLine } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
@@ -44,8 +45,9 @@ export class SessionClosedError extends Error {
 export interface Session {
   /**
    * The lines of one event: a notification per hook as it finishes, then its decision, then
-   * completion. An input that is not a valid event gives one `hook_error` value (never an error
-   * notification), so a host loop goes on. Cold: nothing runs before `subscribe`, and each
+   * completion. The event is typed (`EventInput`), and still checked at run time: an input that
+   * is not a valid event gives one `hook_error` value (never an error notification), so a host
+   * loop goes on. Cold: nothing runs before `subscribe`, and each
    * subscription decides the event once more (with a new `seq`); subscribe once, as `concatMap`
    * does. Unsubscribing cancels the event: its running hook is stopped (a command hook's process
    * group is killed) and the hooks after it never start.
@@ -55,7 +57,7 @@ export interface Session {
    * `'per-session'` only events of the same `session_id` wait for each other. Errors with
    * `SessionClosedError` once the session is closed.
    */
-  decide(event: unknown): Observable<OutputLine>;
+  decide(event: EventInput | JsonLine): Observable<OutputLine>;
   /**
    * Ends the session: every running or queued `decide` errors with `SessionClosedError` and its
    * hooks are stopped; later `decide`s error the same way. Idempotent.
@@ -162,7 +164,7 @@ export const createSession = (
     pump(key, queue);
   };
 
-  const decide = (input: unknown): Observable<OutputLine> =>
+  const decide = (input: EventInput | JsonLine): Observable<OutputLine> =>
     defer(() => {
       if (closed) return throwError(() => new SessionClosedError('the session is closed'));
       index += 1;

@@ -8,8 +8,10 @@ import type { HookEmission, HookExecutor, HookProgress } from '../exec/port.js';
 import type { HookOutput } from '../protocol/output.js';
 import { failure, success, type FailureKind, type HookResult } from '../protocol/result.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
-import { DEFAULT_TIMEOUT_MS, type CommandHook, type Hook } from '../registry/hook.js';
-import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
+import type { EventInput } from '../events/codecs.js';
+import type { EventName } from '../events/names.js';
+import { defineHooks, type HookDefinition } from '../registry/define.js';
+import type { CommandHook, Hook } from '../registry/hook.js';
 
 /** Per hook name: the result stream to play (cold), or a function of the event producing one. */
 export type FakeBehaviours = Readonly<
@@ -65,40 +67,44 @@ export const progress = {
   stderr: (firstLine: string): HookProgress => ({ progress: 'stderr', firstLine }),
 };
 
-/** A matcher given to `commandHook` as its RE2 pattern; an invalid one throws, as in `defineHooks`. */
-const matcherOf = (pattern: string | ToolMatcher | undefined): ToolMatcher | undefined => {
-  if (typeof pattern !== 'string') return pattern;
-  const compiled = compileMatcher(pattern);
-  if (!compiled.ok) throw new TypeError(`commandHook: ${compiled.error}`);
-  return compiled.value;
+/**
+ * The options of `commandHook`: the fields of a `defineHooks` command hook, in the same spelling
+ * (`timeout` in milliseconds, `fail_closed`, `matcher` as an RE2 pattern…), all optional, and the
+ * `source` the hook reports (`config` unless given).
+ */
+type CommandHookOptions = Partial<Omit<Extract<HookDefinition, { readonly command: string }>, 'name'>> & {
+  readonly source?: string;
 };
 
 /**
- * A command hook for test registries; the fake executor finds its script by `name`. `matcher`
- * may be given as an RE2 pattern string.
+ * A command hook for test registries; the fake executor finds its script by `name`. Built by
+ * `defineHooks` from the same fields (`commandHook('guard', { timeout: 50, fail_closed: true,
+ * matcher: '^shell$' })`), so an invalid field throws `HookDefinitionError` as it does there. The
+ * command defaults to `fake <name>`, which only the fake executor can run.
  */
-export const commandHook = (
-  name: string,
-  options: Partial<Omit<CommandHook, 'kind' | 'name' | 'matcher'>> & {
-    readonly matcher?: string | ToolMatcher;
-  } = {},
-): CommandHook => {
-  const { matcher, ...rest } = options;
-  const compiled = matcherOf(matcher);
-  return {
-    kind: 'command',
-    name,
-    source: 'config',
-    command: `fake ${name}`,
-    env: {},
-    persistent: false,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-    failClosed: false,
-    enabled: true,
-    ...rest,
-    ...(compiled !== undefined && { matcher: compiled }),
-  };
+export const commandHook = (name: string, options: CommandHookOptions = {}): CommandHook => {
+  const { source = 'config', command = `fake ${name}`, ...fields } = options;
+  const [hook] = defineHooks({ PreToolUse: [{ ...fields, name, command }] }, source).PreToolUse;
+  if (hook?.kind !== 'command') throw new TypeError(`commandHook: "${name}" is not a command hook`);
+  return hook;
 };
+
+/** The fields of an `event(name, …)`: the event's own, `session_id` optional. */
+type EventFields<N extends EventName> = Omit<EventInput<N>, 'hook_event_name' | 'session_id'> & {
+  readonly session_id?: string;
+};
+
+/**
+ * A host event for tests, typed by its name: `event('PreToolUse', { tool_name: 'shell',
+ * tool_input: { command: 'ls' } })`. `session_id` defaults to `test-session`; `cwd` and
+ * `timestamp` are left to the engine (it fills them from its deps), as a host may leave them.
+ * Fields an event requires are required here too; an event without required fields
+ * (`event('Stop')`) needs none.
+ */
+export const event = <N extends EventName>(
+  name: N,
+  ...fields: object extends EventFields<N> ? [fields?: EventFields<N>] : [fields: EventFields<N>]
+): EventInput<N> => ({ hook_event_name: name, session_id: 'test-session', ...fields[0] }) as EventInput<N>;
 
 /** A TestScheduler asserting with `node:assert` deep equality (works under any test runner). */
 export const createTestScheduler = (): TestScheduler =>

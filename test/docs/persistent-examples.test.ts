@@ -5,14 +5,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { defaultDeps, defineHooks, processExecutor, hookPipeline, type HookDecision } from 'cosh-hooks';
+import { defaultDeps, defineHooks, hookPipeline, type EventInput, type HookDecision } from 'cosh-hooks';
 import { allProcesses, waitFor } from '../../bench/procfs.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/hooks/${name}`, import.meta.url));
 const recipes = readFileSync(fileURLToPath(new URL('../../docs/recipes.md', import.meta.url)), 'utf8');
 
-const shell = (id: string, command: string) => ({
-  hook_event_name: 'PreToolUse',
+const shell = (id: string, command: string): EventInput => ({
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   tool_use_id: id,
   tool_name: 'shell',
@@ -61,11 +61,11 @@ describe.each([
     const registry = defineHooks({
       PreToolUse: [{ name: 'guard', command: `${interpreter} ${file}`, persistent: true, fail_closed: true }],
     });
-    const input = new Subject<unknown>();
+    const input = new Subject<EventInput>();
     const decisions: HookDecision[] = [];
     const pids: number[][] = [];
     let answered: () => void = () => undefined;
-    const { decisions$ } = hookPipeline(registry, defaultDeps(processExecutor()))(input);
+    const { decisions$ } = hookPipeline(registry, defaultDeps())(input);
     decisions$.subscribe((decision) => {
       decisions.push(decision);
       pids.push(running(file).map((stat) => stat.pid));

@@ -11,15 +11,15 @@ import {
   createDispatcher,
   defaultDeps,
   defineHooks,
-  processExecutor,
   formatProblem,
   hookPipeline,
   loadHooks,
   registryOf,
   type HookDecision,
+  type EventInput,
   type HookEvent,
-  type HookResult,
 } from 'cosh-hooks';
+import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
 // --- recipes.md: testing your agent loop -------------------------------------------------------
@@ -31,8 +31,8 @@ const toolGate = (decisions$: Observable<HookDecision>) =>
     map((d) => (d.decision === 'block' ? `skip ${d.tool_use_id}: ${d.reason}` : `run ${d.tool_use_id}`)),
   );
 
-const shell = (id: string, command: string) => ({
-  hook_event_name: 'PreToolUse',
+const shell = (id: string, command: string): EventInput => ({
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   tool_use_id: id,
   tool_name: 'shell',
@@ -76,7 +76,7 @@ describe('recipes: a hung hook in virtual time', () => {
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const hung = cold<HookResult>('-'); // never answers
       const registry = registryOf((event) =>
-        event === 'PreToolUse' ? [commandHook('guard', { timeoutMs: 3000, failClosed: true })] : [],
+        event === 'PreToolUse' ? [commandHook('guard', { timeout: 3000, fail_closed: true })] : [],
       );
       const events$ = hot('a', { a: shell('t1', 'ls') });
       const { decisions$ } = hookPipeline(
@@ -113,21 +113,21 @@ describe('recipes: function hooks next to configured ones', () => {
     });
     const configured = registryOf(() => []); // in an application: loadHooks(...).registry
     const registry = concatRegistries(configured, inline);
-    // fakeExecutor runs unscripted function hooks in process; an application passes processExecutor() here.
+    // fakeExecutor runs unscripted function hooks in process; an application calls defaultDeps().
     const hooks = createDispatcher(registry, defaultDeps(fakeExecutor({})));
     const [sudo, ls, prompt] = await Promise.all([
       hooks.dispatch(shell('t1', 'sudo rm x')),
       hooks.dispatch(shell('t2', 'ls')),
-      hooks.dispatch({ hook_event_name: 'UserPromptSubmit', session_id: 's1', prompt: 'hi' }),
+      hooks.dispatch({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's1', prompt: 'hi' }),
     ]);
     hooks.close();
-    expect([sudo.decision.decision, sudo.decision.reason, sudo.decision.hooks[0]?.source]).toEqual([
+    expect([sudo.decision?.decision, sudo.decision?.reason, sudo.decision?.hooks[0]?.source]).toEqual([
       'block',
       'no sudo here',
       'inline',
     ]);
-    expect(ls.decision.decision).toBe('none');
-    expect(prompt.decision.additional_context).toBe('repo: demo');
+    expect(ls.decision?.decision).toBe('none');
+    expect(prompt.decision?.additional_context).toBe('repo: demo');
     await expect(hooks.dispatch(shell('t3', 'ls'))).rejects.toThrow('dispatcher is closed');
   });
 });
@@ -144,21 +144,21 @@ describe('README: the library, reactive and promise style', () => {
         systemExtensionsDir: scratch,
       });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
-      const deps = defaultDeps(processExecutor());
+      const deps = defaultDeps();
 
-      const events$ = new Subject<unknown>();
+      const events$ = new Subject<EventInput>();
       const { notifications$, decisions$ } = hookPipeline(loaded.registry, deps)(events$);
       const seen: string[] = [];
       notifications$.subscribe(({ event }) => seen.push(`[${event.hook_name}] ${event.message}`));
       const decided = lastValueFrom(decisions$.pipe(toArray()));
       events$.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         tool_name: 'shell',
         tool_input: { command: 'ls' },
       });
       events$.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         tool_name: 'shell',
         tool_input: { command: 'rm -rf ~' },
@@ -175,15 +175,25 @@ describe('README: the library, reactive and promise style', () => {
           .map((line) => (JSON.parse(line) as { decision: string }).decision),
       ).toEqual(['allow', 'block']);
 
-      const { decision } = await createDispatcher(loaded.registry, deps).dispatch({
-        hook_event_name: 'Stop',
-        session_id: 's1',
-      });
-      expect(decision).toMatchObject({
+      const dispatcher = createDispatcher(loaded.registry, deps);
+      const stopped = await dispatcher.dispatch({ hook_event_name: 'Stop' as const, session_id: 's1' });
+      expect(stopped.decision).toMatchObject({
         seq: 1,
         decision: 'none',
         hooks: [],
       });
+      // An invalid event is answered with a value too: the README's `stopped.error`.
+      const invalid = await dispatcher.dispatch({ hook_event_name: 'Stop' } as EventInput);
+      expect(invalid).toEqual({
+        error: {
+          type: 'hook_error',
+          index: 2,
+          message: 'session_id: missing required field (expected a string)',
+        },
+        notifications: [],
+      });
+      dispatcher.close();
+      expect(readFileSync(join(scratch, 'audit.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     } finally {
       vi.unstubAllEnvs();
       rmSync(scratch, { recursive: true, force: true });
@@ -218,8 +228,8 @@ describe('recipes: the audit logger, moved from the chain to an observer', () =>
       writeFileSync(configPath, `${guard}\n${hooks}`);
       const loaded = loadHooks({ configPath, home: scratch, systemExtensionsDir: scratch });
       if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
-      const events$ = new Subject<unknown>();
-      const { decisions$ } = hookPipeline(loaded.registry, defaultDeps(processExecutor()))(events$);
+      const events$ = new Subject<EventInput>();
+      const { decisions$ } = hookPipeline(loaded.registry, defaultDeps())(events$);
       const decided = lastValueFrom(decisions$.pipe(toArray()));
       for (const command of ['ls', 'rm -rf /']) events$.next({ ...shell(command, command), cwd: ROOT });
       events$.complete();

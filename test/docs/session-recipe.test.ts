@@ -2,11 +2,12 @@
 // that the page cannot rot (test/package/consumer.test.ts compiles it as a host would).
 import { concatMap, delay, filter, map, takeUntil } from 'rxjs';
 import { describe, it } from 'vitest';
-import { createSession, isDecision, registryOf, type HookEvent, type HookResult } from 'cosh-hooks';
+import { createSession, isDecision, registryOf, type EventInput, type HookEvent } from 'cosh-hooks';
+import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
-const shell = (id: string, command: string) => ({
-  hook_event_name: 'PreToolUse',
+const shell = (id: string, command: string): EventInput => ({
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   tool_use_id: id,
   tool_name: 'shell',

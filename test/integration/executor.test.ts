@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { HookEvent } from '../../src/events/codecs.js';
+import type { EventInput, HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
 import {
   processExecutor,
@@ -34,7 +34,7 @@ const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
 const event = (overrides: Record<string, unknown> = {}): HookEvent => {
   const decoded = decodeEvent(
     {
-      hook_event_name: 'PreToolUse',
+      hook_event_name: 'PreToolUse' as const,
       session_id: 'sess-42',
       cwd: scratch,
       tool_name: 'Bash',
@@ -48,7 +48,9 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 };
 
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
-  commandHook(options.name ?? 'test-hook', { command, ...options });
+  // The resolved hook's own fields (timeoutMs, failClosed…) over a hook built the defineHooks way; the
+  // command as given, even one defineHooks would refuse (a NUL byte), to test the executor with it.
+  ({ ...commandHook(options.name ?? 'test-hook'), command, ...options });
 
 const executor = processExecutor({ killGraceMs: 200 });
 const run = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}, ev = event()) =>
@@ -495,7 +497,7 @@ describe('processExecutor through hookPipeline', () => {
 
   it('unsubscribing the pipeline mid-hook leaves no process behind', async () => {
     const file = pidFile();
-    const input = new Subject<unknown>();
+    const input = new Subject<EventInput>();
     const registry = defineHooks(
       { PreToolUse: [{ name: 'hangs', command: fixture('grandchild.sh'), env: { PID_FILE: file } }] },
       'config',

@@ -138,7 +138,7 @@ describe.each(['never', 'always'] as const)('spawnHelper %s: a busy engine', (mo
     const deps = { executor, scheduler: asyncScheduler };
     // Warm up (the spawn helper's start is not the point here).
     await firstValueFrom(runHook(commandHook('warm', { command: GUARD }), event('warm', 'ls'), deps));
-    const guard = commandHook('guard', { command: GUARD, timeoutMs: 300, failClosed: true });
+    const guard = commandHook('guard', { command: GUARD, timeout: 300, fail_closed: true });
     const result = firstValueFrom(runHook(guard, event('guarded', 'rm -rf /'), deps));
     // The guard answers within milliseconds; the engine is busy for 1.5 s (another session's event).
     busy(1500);

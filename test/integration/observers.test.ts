@@ -1,3 +1,4 @@
+import type { EventInput } from '../../src/events/codecs.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'cosh-observers-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const event = (n: number, command: string) => ({
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 'obs',
   cwd: scratch,
   tool_use_id: `t${n}`,
@@ -29,7 +30,7 @@ const runAll = async (
   events: readonly unknown[],
   queue?: number,
 ) => {
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput>();
   const streams = hookPipeline(
     registry,
     defaultDeps(processExecutor()),
@@ -38,7 +39,7 @@ const runAll = async (
   // Both subscribed before the first event: the run starts with the first subscriber.
   const records = lastValueFrom(streams.audit$.pipe(toArray()));
   const lines = lastValueFrom(streams.output$.pipe(toArray()));
-  for (const item of events) input.next(item);
+  for (const item of events) input.next(item as EventInput);
   input.complete();
   return { lines: (await lines) as OutputLine[], records: await records };
 };

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { filter, firstValueFrom, lastValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../src/events/decode.js';
-import type { HookEvent } from '../../src/events/codecs.js';
+import type { EventInput, HookEvent } from '../../src/events/codecs.js';
 import { processExecutor, resultOnly, type PersistentHookOptions } from '../../src/exec/index.js';
 import type { HookDecision } from '../../src/output/lines.js';
 import type { HookResult } from '../../src/protocol/result.js';
@@ -45,7 +45,7 @@ const shWord = (path: string): string => `'${path.replaceAll("'", `'\\''`)}'`;
 
 const eventOf = (fields: Record<string, unknown>): HookEvent => {
   const decoded = decodeEvent(
-    { hook_event_name: 'PreToolUse', session_id: 's1', cwd: scratch, tool_name: 'Bash', ...fields },
+    { hook_event_name: 'PreToolUse' as const, session_id: 's1', cwd: scratch, tool_name: 'Bash', ...fields },
     { now: () => new Date(Date.UTC(2026, 0, 1)), cwd: () => scratch },
   );
   if (!decoded.ok) throw new Error(decoded.error);
@@ -67,7 +67,7 @@ const drive = (
   options: PersistentHookOptions = {},
   pipeline: PipelineOptions = {},
 ) => {
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput>();
   const waiting = new Map<number, (answer: Answer) => void>();
   const messages = new Map<string, string[]>();
   let seq = 0;
@@ -89,7 +89,7 @@ const drive = (
       seq += 1;
       const answered = new Promise<Answer>((resolve) => waiting.set(seq, resolve));
       input.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         cwd: scratch,
         tool_name: 'Bash',
@@ -781,6 +781,7 @@ describe('persistent hooks: nothing outlives the run', () => {
     );
     const first = await dispatcher.dispatch(eventOf({ tool_input: { action: 'child' } }));
     const second = await dispatcher.dispatch(eventOf({ tool_input: { action: 'pid' } }));
+    if (first.error || second.error) throw new Error('invalid event');
     const pid = pidOf(first.decision);
     const child = (first.decision.hook_specific_output as { child: number }).child;
     leftovers.add(child);

@@ -4,14 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  createSession,
-  defaultDeps,
-  defineHooks,
-  processExecutor,
-  SessionClosedError,
-  type OutputLine,
-} from 'cosh-hooks';
+import { createSession, defaultDeps, defineHooks, SessionClosedError, type OutputLine } from 'cosh-hooks';
+import { processExecutor } from 'cosh-hooks/executors';
 import { isGone } from '../../bench/procfs.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'cosh-session-'));
@@ -62,7 +56,7 @@ const hangingSession = (file: string) =>
     defaultDeps(processExecutor({ killGraceMs: 200 })),
   );
 
-const stop = { hook_event_name: 'Stop', session_id: 's1' };
+const stop = { hook_event_name: 'Stop' as const, session_id: 's1' };
 
 describe('createSession with real processes', () => {
   it('unsubscribing from decide kills the running hook process; nothing is emitted', async () => {

@@ -71,7 +71,9 @@ const event = (overrides: Record<string, unknown> = {}): HookEvent => {
 };
 
 const hook = (command: string, options: Partial<Omit<CommandHook, 'kind' | 'command'>> = {}): CommandHook =>
-  commandHook(options.name ?? 'helper-hook', { command, ...options });
+  // The resolved hook's own fields (timeoutMs, failClosed…) over a hook built the defineHooks way; the
+  // command as given, even one defineHooks would refuse (a NUL byte), to test the executor with it.
+  ({ ...commandHook(options.name ?? 'helper-hook'), command, ...options });
 
 const viaHelper = processExecutor({ spawnHelper: 'always', killGraceMs: 200 });
 const direct = processExecutor({ spawnHelper: 'never', killGraceMs: 200 });

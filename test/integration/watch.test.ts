@@ -1,10 +1,11 @@
+import { processExecutor } from '../../src/executors.js';
+import type { EventInput } from '../../src/events/codecs.js';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { filter, firstValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  processExecutor,
   hookPipeline,
   defaultDeps,
   type HookDecision,
@@ -64,7 +65,7 @@ const engine = () => {
   const changed = new Subject<LoadResult>();
   const registry$ = new Subject<Registry>();
   const loads = watchHooks(options(), { settleMs: 20 });
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput>();
   const decisions = new Subject<HookDecision>();
   let seq = 0;
   const streams = hookPipeline(registry$, defaultDeps(processExecutor({ workspace: ws })))(input);
@@ -86,7 +87,7 @@ const engine = () => {
       const wanted = seq;
       const answer = firstValueFrom(decisions.pipe(filter((decision) => decision.seq === wanted)));
       input.next({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's',
         tool_name: 'shell',
         tool_use_id: id,

@@ -218,7 +218,7 @@ describe('the packed tarball', () => {
       cleanEnv({ HOME: home }),
     );
     expect(readme.status, output(readme)).toBe(0);
-    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none', 'dispatch: none']);
   });
 
   it("runs the README's library snippet as written while a configured hook takes its time", () => {
@@ -231,7 +231,7 @@ describe('the packed tarball', () => {
       cleanEnv({ HOME: homeWith('[[hooks.UserPromptSubmit]]\nname = "slow"\ncommand = "sleep 0.3"\n') }),
     );
     expect(readme.status, output(readme)).toBe(0);
-    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none']);
+    expect(readme.stdout.trim().split('\n')).toEqual(['1 none ', 'session: 1 none', 'dispatch: none']);
   });
 
   it("runs the session recipe's host loop as written against a real guard, then closes", () => {
@@ -302,9 +302,10 @@ describe('the packed tarball', () => {
       repo,
     );
     expect(attw.status, output(attw)).toBe(0);
-    // CommonJS and node10 resolution are out of scope for an ESM-only package; ESM and bundlers are all green.
+    // CommonJS and node10 resolution are out of scope for an ESM-only package; ESM and bundlers are all
+    // green, for each of the four entry points and package.json.
     const verdicts = attw.stdout.split('\n').filter((line) => /^(node16 \(from ESM\)|bundler): /.test(line));
-    expect(verdicts).toHaveLength(8);
+    expect(verdicts).toHaveLength(10);
     expect(verdicts.filter((line) => !line.includes('🟢'))).toEqual([]);
   });
 });

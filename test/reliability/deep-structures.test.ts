@@ -7,7 +7,7 @@ import { hookPipeline } from '../../src/pipeline/index.js';
 import { decodeHookOutputValue, decodeHookStdout, deepMerge } from '../../src/protocol/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
 import type { HookFunction } from '../../src/registry/hook.js';
-import { commandHook, createTestScheduler, fakeExecutor, testDeps } from '../../src/testing/index.js';
+import { commandHook, createTestScheduler, event, fakeExecutor, testDeps } from '../../src/testing/index.js';
 import { cli, hookTable, jsonl, jsonLines, sandbox, withoutTimes } from '../cli/helpers.js';
 
 /**
@@ -28,7 +28,7 @@ const deepObject = (levels: number, tag: string): Record<string, unknown> => {
   return node;
 };
 
-const prompt = (text: string) => ({ hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: text });
+const prompt = (text: string) => event('UserPromptSubmit', { session_id: 's', prompt: text });
 
 describe('deep hook output is invalid_output (SPEC §4.3)', () => {
   it('512 levels are accepted, 513 are not, counting the output object as level 1', () => {
@@ -136,7 +136,7 @@ describe('deep hook output is invalid_output (SPEC §4.3)', () => {
     const expected = (seq: number) => ({
       type: 'hook_decision',
       seq,
-      hook_event_name: 'UserPromptSubmit',
+      hook_event_name: 'UserPromptSubmit' as const,
       session_id: 's',
       decision: 'allow',
       hook_specific_output: { ok: true },
@@ -180,7 +180,7 @@ describe('encodeLine never throws', () => {
     const decision: HookDecision = {
       type: 'hook_decision',
       seq: 3,
-      hook_event_name: 'PreToolUse',
+      hook_event_name: 'PreToolUse' as const,
       session_id: 's',
       tool_use_id: 't',
       decision: 'block',
@@ -191,7 +191,7 @@ describe('encodeLine never throws', () => {
     expect(JSON.parse(encodeLine(decision))).toEqual({
       type: 'hook_decision',
       seq: 3,
-      hook_event_name: 'PreToolUse',
+      hook_event_name: 'PreToolUse' as const,
       session_id: 's',
       tool_use_id: 't',
       decision: 'block',
@@ -203,7 +203,7 @@ describe('encodeLine never throws', () => {
 
 describe('the per-event error boundary (marbles)', () => {
   const pre = (session: string, id: string) => ({
-    hook_event_name: 'PreToolUse',
+    hook_event_name: 'PreToolUse' as const,
     session_id: session,
     cwd: '/',
     timestamp: '2026-07-01T10:00:00Z',
@@ -226,7 +226,7 @@ describe('the per-event error boundary (marbles)', () => {
       const guard = cold('-g|', { g: { outcome: 'ok' as const, output: { decision: 'allow' as const } } });
       const registry = registryOf((name) =>
         name === 'PreToolUse'
-          ? [commandHook('buggy'), commandHook('guard', { failClosed: true }), commandHook('audit')]
+          ? [commandHook('buggy'), commandHook('guard', { fail_closed: true }), commandHook('audit')]
           : [],
       );
       const input = hot('-x----y----|', { x: pre('s', 't1'), y: pre('s', 't2') });
@@ -241,7 +241,7 @@ describe('the per-event error boundary (marbles)', () => {
             hook_name: 'cosh-hooks',
             message,
             decision: 'error',
-            hook_event_name: 'PreToolUse',
+            hook_event_name: 'PreToolUse' as const,
             session_id: 's',
             tool_use_id: id,
           },
@@ -249,7 +249,7 @@ describe('the per-event error boundary (marbles)', () => {
         d: {
           type: 'hook_decision',
           seq,
-          hook_event_name: 'PreToolUse',
+          hook_event_name: 'PreToolUse' as const,
           session_id: 's',
           tool_use_id: id,
           decision: 'block',
@@ -314,7 +314,7 @@ describe('cosh-hooks run and fire with a hook printing a 5,000-deep array', () =
   );
   afterAll(() => box.remove());
   const tool = (tool_name: string, tool_use_id: string, session = 's1') => ({
-    hook_event_name: 'PreToolUse',
+    hook_event_name: 'PreToolUse' as const,
     session_id: session,
     tool_name,
     tool_use_id,
@@ -346,7 +346,7 @@ describe('cosh-hooks run and fire with a hook printing a 5,000-deep array', () =
       const decision = (seq: number, id: string, session: string, hooks: unknown[]) => ({
         type: 'hook_decision',
         seq,
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: session,
         tool_use_id: id,
         decision: 'allow',

@@ -5,15 +5,16 @@ import { processExecutor } from '../../src/exec/index.js';
 import { isDecision, isNotification } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks } from '../../src/registry/define.js';
+import { event } from '../../src/testing/index.js';
 
 /**
  * SPEC §4.5: a fail_closed hook blocks with the first non-blank line it wrote to stderr, however
  * much it wrote after it (more than the 64 KiB tail the executor keeps).
  */
 
-const event = () => {
+const pre = () => {
   const decoded = decodeEvent(
-    { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell', tool_input: { command: 'ls' } },
+    event('PreToolUse', { session_id: 's', tool_name: 'shell', tool_input: { command: 'ls' } }),
     { now: () => new Date(0), cwd: () => process.cwd() },
   );
   if (!decoded.ok) throw new Error(decoded.error);
@@ -45,7 +46,7 @@ describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
   ])('%s: block with exactly the first line', async (_what, command, outcome, failed) => {
     const registry = defineHooks({ PreToolUse: [{ name: 'guard', fail_closed: true, command }] });
     const lines = await lastValueFrom(
-      hookPipeline(registry, defaultDeps(processExecutor()))(of(event())).output$.pipe(toArray()),
+      hookPipeline(registry, defaultDeps(processExecutor()))(of(pre())).output$.pipe(toArray()),
     );
     const decision = lines.find(isDecision);
     expect(decision).toMatchObject({
@@ -96,7 +97,7 @@ describe('fail_closed reason of a persistent hook after a flood of stderr (SPEC 
         hookPipeline(
           registry,
           defaultDeps(processExecutor({ killGraceMs: 100 })),
-        )(of(event())).output$.pipe(toArray()),
+        )(of(pre())).output$.pipe(toArray()),
       );
       const decision = lines.find(isDecision);
       expect(decision).toMatchObject({ decision: 'block', reason, hooks: [{ name: 'guard', outcome }] });

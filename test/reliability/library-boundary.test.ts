@@ -1,19 +1,21 @@
 import { asyncScheduler, config, map, of } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutputLine } from '../../src/output/lines.js';
-import { createDispatcher, hookPipeline, InvalidEventError } from '../../src/pipeline/index.js';
+import type { EventInput } from '../../src/events/codecs.js';
+import { createDispatcher, hookPipeline } from '../../src/pipeline/index.js';
 import { defineHooks, registryOf } from '../../src/registry/index.js';
 import {
   commandHook,
   createTestScheduler,
+  event,
   fakeExecutor,
   results,
   testDeps,
 } from '../../src/testing/index.js';
 
 /**
- * The library never throws into its host (SPEC §7): hostile event objects give a rejected
- * `dispatch` promise, an engine error never reaches RxJS's unhandled-error hook or the process,
+ * The library never throws into its host (SPEC §7): hostile event objects get their error as a
+ * value (`dispatch` resolves with `error`), an engine error never reaches RxJS's unhandled-error hook or the process,
  * and an error of `input$` waits for the decisions owed to events admitted before it.
  */
 
@@ -36,7 +38,7 @@ afterEach(async () => {
   expect(unhandled).toEqual([]);
 });
 
-const prompt = (text: string) => ({ hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: text });
+const prompt = (text: string) => event('UserPromptSubmit', { session_id: 's', prompt: text });
 
 /** Settles within `ms` or says it did not: a lost answer fails the test instead of hanging it. */
 const within = <T>(promise: Promise<T>, ms = 2000): Promise<T> =>
@@ -51,7 +53,7 @@ describe('dispatch() of hostile objects', () => {
     [
       'a property getter that throws (never called: a getter is not data)',
       () =>
-        Object.defineProperty({ hook_event_name: 'UserPromptSubmit', session_id: 's' }, 'prompt', {
+        Object.defineProperty({ hook_event_name: 'UserPromptSubmit' as const, session_id: 's' }, 'prompt', {
           enumerable: true,
           get: () => {
             throw new Error('getter boom');
@@ -84,16 +86,16 @@ describe('dispatch() of hostile objects', () => {
     [
       'a cyclic object',
       () => {
-        const event: Record<string, unknown> = prompt('loop');
-        event['self'] = event;
-        return event;
+        const cyclic: Record<string, unknown> = { ...prompt('loop') };
+        cyclic['self'] = cyclic;
+        return cyclic;
       },
       'self: a cycle (refers to an object that contains it), which JSON cannot carry',
     ],
     [
       'a BigInt',
       () => ({
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's',
         tool_name: 'x',
         tool_input: { sizes: [1, 2n] },
@@ -113,13 +115,15 @@ describe('dispatch() of hostile objects', () => {
   ];
 
   it.each(hostile)(
-    '%s: a rejected promise naming the problem, and the next call answered',
+    '%s: an error value naming the problem, and the next call answered',
     async (_, make, message) => {
       const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
-      const bad = within(dispatcher.dispatch(make()));
+      const bad = within(dispatcher.dispatch(make() as EventInput));
       const good = within(dispatcher.dispatch(prompt('hi')));
-      await expect(bad).rejects.toThrow(InvalidEventError);
-      await expect(bad).rejects.toThrow(message);
+      await expect(bad).resolves.toEqual({
+        error: { type: 'hook_error', index: 1, message },
+        notifications: [],
+      });
       await expect(good).resolves.toMatchObject({ decision: { seq: 1, decision: 'allow' } });
       dispatcher.close();
     },
@@ -144,7 +148,7 @@ describe('dispatch() of hostile objects', () => {
     expect(bad.decision).toEqual({
       type: 'hook_decision',
       seq: 1,
-      hook_event_name: 'UserPromptSubmit',
+      hook_event_name: 'UserPromptSubmit' as const,
       session_id: 's',
       decision: 'none',
       hooks: [
@@ -176,9 +180,9 @@ describe('in-process hooks that misbehave in odd ways', () => {
     const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
     const odd = await within(dispatcher.dispatch(prompt('odd')));
     // The failure is the odd hook's own (the executor port never errors): the next hook runs.
-    expect(odd.decision.seq).toBe(1);
-    expect(odd.decision.decision).toBe('allow');
-    expect(odd.decision.hooks.map((hook) => [hook.name, hook.outcome, hook.message])).toEqual([
+    expect(odd.decision?.seq).toBe(1);
+    expect(odd.decision?.decision).toBe('allow');
+    expect(odd.decision?.hooks.map((hook) => [hook.name, hook.outcome, hook.message])).toEqual([
       ['odd', 'exception', 'threw: an unprintable value was thrown'],
       ['ok', 'ok', undefined],
     ]);
@@ -194,7 +198,7 @@ describe('in-process hooks that misbehave in odd ways', () => {
 
 describe('an error of input$ comes after the decisions owed (marbles)', () => {
   const event = (session: string, id: string) => ({
-    hook_event_name: 'PreToolUse',
+    hook_event_name: 'PreToolUse' as const,
     session_id: session,
     cwd: '/',
     timestamp: '2026-07-01T10:00:00Z',

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { EventInput } from '../../src/events/codecs.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { firstValueFrom, Subscription } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ const runUnderLimit = (openFiles: number, args: readonly string[], input: string
 
 const sessions = (count: number) =>
   Array.from({ length: count }, (_, index) => ({
-    hook_event_name: 'PreToolUse',
+    hook_event_name: 'PreToolUse' as const,
     session_id: `session-${index}`,
     tool_name: 'shell',
     tool_input: { command: 'ls' },
@@ -150,7 +151,7 @@ describe('--max-processes bounds the hook processes running at once', () => {
 describe('waiting for a slot', () => {
   const event = () => {
     const decoded = decodeEvent(
-      { hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'shell', tool_input: {} },
+      { hook_event_name: 'PreToolUse' as const, session_id: 's', tool_name: 'shell', tool_input: {} },
       { now: () => new Date(0), cwd: () => box.dir },
     );
     if (!decoded.ok) throw new Error(decoded.error);
@@ -192,9 +193,14 @@ describe('waiting for a slot', () => {
       PostToolUse: [{ name: 'late', command: `touch '${box.path('late')}'`, timeout: 300 }],
     });
     const executor = processExecutor({ maxProcesses: 1 });
-    const post = { ...event(), hook_event_name: 'PostToolUse', session_id: 'other', tool_response: 'x' };
+    const post = {
+      ...event(),
+      hook_event_name: 'PostToolUse' as const,
+      session_id: 'other',
+      tool_response: 'x',
+    };
     const streams = hookPipeline(registry, defaultDeps(executor), { concurrency: 'per-session' })(
-      of(event(), post),
+      of<EventInput[]>(event(), post as EventInput),
     );
     const lines = lastValueFrom(streams.decisions$.pipe(toArray()));
     await sleep(1000);

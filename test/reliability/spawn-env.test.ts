@@ -56,10 +56,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
         ],
       });
       const lines = await lastValueFrom(
-        hookPipeline(
-          registry,
-          defaultDeps(processExecutor()),
-        )(of(preToolUse(sessionId))).output$.pipe(toArray()),
+        hookPipeline(registry, defaultDeps())(of(preToolUse(sessionId))).output$.pipe(toArray()),
       );
       const decisions = lines.filter(isDecision);
       expect(decisions).toHaveLength(1);

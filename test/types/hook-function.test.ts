@@ -2,23 +2,14 @@
 // `run` functions are exercised too. A line marked @ts-expect-error that starts to compile fails tsc.
 import { asyncScheduler, lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  createSession,
-  defineHooks,
-  type HookAnswer,
-  type HookDecisionSpelling,
-  type HookEvent,
-  type HookFunction,
-  type HookFunctionValue,
-} from 'cosh-hooks';
+import { createSession, defineHooks, type HookAnswer, type HookEvent, type HookFunction } from 'cosh-hooks';
 import { fakeExecutor, testDeps } from 'cosh-hooks/testing';
 
 describe('in-process hook answers are typed', () => {
   it('accepts every decision spelling of SPEC §4.3 and rejects anything else at compile time', async () => {
-    expectTypeOf<HookDecisionSpelling>().toEqualTypeOf<
-      'allow' | 'approve' | 'block' | 'deny' | 'reject' | 'ask' | 'none' | '' | null
+    expectTypeOf<HookAnswer['decision']>().toEqualTypeOf<
+      'allow' | 'approve' | 'block' | 'deny' | 'reject' | 'ask' | 'none' | '' | null | undefined
     >();
-    expectTypeOf<HookFunctionValue>().toEqualTypeOf<HookAnswer | null | undefined | void>();
     expectTypeOf<HookFunction>().parameter(0).toEqualTypeOf<HookEvent>();
 
     const registry = defineHooks({
@@ -44,7 +35,7 @@ describe('in-process hook answers are typed', () => {
     const session = createSession(registry, deps);
     const lines = await lastValueFrom(
       session
-        .decide({ hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'x', tool_input: {} })
+        .decide({ hook_event_name: 'PreToolUse' as const, session_id: 's', tool_name: 'x', tool_input: {} })
         .pipe(toArray()),
     );
     session.close();

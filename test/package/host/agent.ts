@@ -9,7 +9,6 @@ import {
   createDispatcher,
   createSession,
   defaultDeps,
-  processExecutor,
   formatProblem,
   isDecision,
   loadHooks,
@@ -32,7 +31,7 @@ writeFileSync(config, `[[hooks.PreToolUse]]\nname = "guard"\ncommand = ${JSON.st
 const loaded = loadHooks({ home, configPath: config, systemExtensionsDir: null });
 if (!loaded.ok) throw new Error(loaded.errors.map(formatProblem).join('\n'));
 if (loaded.warnings.length > 0) throw new Error(loaded.warnings.map(formatProblem).join('\n'));
-const deps = defaultDeps(processExecutor());
+const deps = defaultDeps();
 
 const calls = [
   { id: 't1', command: 'ls' },
@@ -44,7 +43,7 @@ const outcomes = await lastValueFrom(
     concatMap((call) =>
       session
         .decide({
-          hook_event_name: 'PreToolUse',
+          hook_event_name: 'PreToolUse' as const,
           session_id: 's1',
           tool_use_id: call.id,
           tool_name: 'shell',
@@ -62,6 +61,10 @@ session.close();
 for (const outcome of outcomes) console.log(outcome);
 
 const dispatcher = createDispatcher(loaded.registry, deps);
-const { decision } = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
+const answer = await dispatcher.dispatch({ hook_event_name: 'Stop', session_id: 's1' });
 dispatcher.close();
-console.log(`dispatch ${decision.seq} ${decision.decision}`);
+console.log(
+  answer.error
+    ? `dispatch error ${answer.error.message}`
+    : `dispatch ${answer.decision.seq} ${answer.decision.decision}`,
+);

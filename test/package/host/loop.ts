@@ -9,7 +9,7 @@ import { concatMapByKey } from 'cosh-hooks/operators';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
 const shell = (id: string, command: string, session = 's1') => ({
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: session,
   tool_use_id: id,
   tool_name: 'shell',

@@ -18,7 +18,7 @@ import {
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const pre = {
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   cwd: '/',
   timestamp: '2026-07-01T10:00:00Z',

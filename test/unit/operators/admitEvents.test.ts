@@ -1,6 +1,6 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { admitEvents, type Admitted, type EventInput } from '../../../operators/index.js';
+import { admitEvents, type Admitted, type ParsedInput } from '../../../operators/index.js';
 import { JsonLine, type EventDefaults } from '../../../src/events/index.js';
 import { err, ok } from '../../../src/result.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
@@ -28,7 +28,7 @@ const input = {
   u: ok({ hook_event_name: 'Stop' }),
   /** Line 9 is JSON but not an event: rejected by its line too. */
   n: { ...ok({ hook_event_name: 'Nope', session_id: 's' }), line: 9 },
-} satisfies Record<string, EventInput>;
+} satisfies Record<string, ParsedInput>;
 
 const admitted = {
   A: { kind: 'event', seq: 1, event: stop('a') },
@@ -112,9 +112,9 @@ describe('admitEvents', () => {
     });
   });
 
-  it('types: EventInput (past the parseLines edge) in, Admitted out', () => {
+  it('types: ParsedInput (past the parseLines edge) in, Admitted out', () => {
     expectTypeOf(admitEvents).parameter(0).toEqualTypeOf<EventDefaults>();
-    expectTypeOf(admitEvents(defaults)).toEqualTypeOf<OperatorFunction<EventInput, Admitted>>();
+    expectTypeOf(admitEvents(defaults)).toEqualTypeOf<OperatorFunction<ParsedInput, Admitted>>();
     expectTypeOf(of(input.a, input.x).pipe(admitEvents(defaults))).toEqualTypeOf<Observable<Admitted>>();
     // @ts-expect-error -- raw lines are parsed at the edge (parseLines), never admitted as they are
     of(new JsonLine(1, '{}')).pipe(admitEvents(defaults));

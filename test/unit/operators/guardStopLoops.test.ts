@@ -1,7 +1,7 @@
 import { Subject, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { guardStopLoops } from '../../../operators/guardStopLoops.js';
-import type { HookEvent } from '../../../src/events/codecs.js';
+import type { EventInput, HookEvent } from '../../../src/events/codecs.js';
 import type { HookDecision, HookNotification, OutputLine } from '../../../src/output/lines.js';
 import { hookPipeline } from '../../../src/pipeline/pipeline.js';
 import { createSession } from '../../../src/pipeline/session.js';
@@ -22,7 +22,7 @@ import {
 
 const stop = (session = 's', fields: Record<string, unknown> = {}): HookEvent =>
   ({
-    hook_event_name: 'Stop',
+    hook_event_name: 'Stop' as const,
     session_id: session,
     cwd: '/',
     timestamp: '2026-07-01T10:00:00Z',
@@ -31,7 +31,7 @@ const stop = (session = 's', fields: Record<string, unknown> = {}): HookEvent =>
 const subagentStop = (agent: string, session = 's'): HookEvent =>
   ({
     ...stop(session),
-    hook_event_name: 'SubagentStop',
+    hook_event_name: 'SubagentStop' as const,
     agent_id: agent,
     agent_type: 'Explore',
   }) as HookEvent;
@@ -52,7 +52,7 @@ const hookNote: HookNotification = {
     hook_name: 'always-block',
     message: 'keep going',
     decision: 'block',
-    hook_event_name: 'Stop',
+    hook_event_name: 'Stop' as const,
     session_id: 's',
   },
 };
@@ -85,7 +85,7 @@ describe('guardStopLoops (marbles)', () => {
             message:
               'Stop hooks blocked the agent from stopping 8 times in a row (stop_loop_limit = 8): this block is let through so that it can stop',
             decision: 'none',
-            hook_event_name: 'Stop',
+            hook_event_name: 'Stop' as const,
             session_id: 's',
             stop_loop_guard: intervention,
           },
@@ -93,7 +93,7 @@ describe('guardStopLoops (marbles)', () => {
         D: {
           type: 'hook_decision',
           seq: 1,
-          hook_event_name: 'Stop',
+          hook_event_name: 'Stop' as const,
           session_id: 's',
           decision: 'none',
           hooks: [
@@ -203,23 +203,24 @@ describe('the Stop-loop ledger', () => {
 const base = { cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
 const prompt = (session: string) => ({
   ...base,
-  hook_event_name: 'UserPromptSubmit',
+  hook_event_name: 'UserPromptSubmit' as const,
   session_id: session,
   prompt: 'fix it',
 });
-const toolCall = (session: string, name: 'PreToolUse' | 'PostToolUse', n: number) => ({
-  ...base,
-  hook_event_name: name,
-  session_id: session,
-  tool_use_id: `t${n}`,
-  tool_name: 'shell',
-  tool_input: { command: 'make test' },
-  ...(name === 'PostToolUse' && { tool_response: 'ok' }),
-});
-const stopEvent = (session: string) => ({ ...base, hook_event_name: 'Stop', session_id: session });
+const toolCall = (session: string, name: 'PreToolUse' | 'PostToolUse', n: number): EventInput =>
+  ({
+    ...base,
+    hook_event_name: name,
+    session_id: session,
+    tool_use_id: `t${n}`,
+    tool_name: 'shell',
+    tool_input: { command: 'make test' },
+    ...(name === 'PostToolUse' && { tool_response: 'ok' }),
+  }) as EventInput;
+const stopEvent = (session: string) => ({ ...base, hook_event_name: 'Stop' as const, session_id: session });
 const sessionEnd = (session: string) => ({
   ...base,
-  hook_event_name: 'SessionEnd',
+  hook_event_name: 'SessionEnd' as const,
   session_id: session,
   reason: 'other',
 });
@@ -234,11 +235,11 @@ const loopRegistry = (hooks: { stop: Hook[]; tool: Hook[] }) =>
  * tool call (PreToolUse, PostToolUse) and try to stop again. Ends when a Stop is not blocked.
  */
 const runAgent = (
-  decide: (events$: Observable<unknown>) => Observable<OutputLine>,
+  decide: (events$: Observable<EventInput>) => Observable<OutputLine>,
   sessions: readonly string[],
   flush: () => void,
 ): { readonly lines: OutputLine[]; readonly stopsSent: Record<string, number> } => {
-  const input = new Subject<unknown>();
+  const input = new Subject<EventInput>();
   const lines: OutputLine[] = [];
   const stopsSent: Record<string, number> = {};
   const tools: Record<string, number> = {};

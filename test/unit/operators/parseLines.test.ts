@@ -1,6 +1,6 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { parseLines, type EventInput } from '../../../operators/index.js';
+import { parseLines, type ParsedInput } from '../../../operators/index.js';
 import { JsonLine } from '../../../src/events/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 
@@ -28,7 +28,7 @@ const parsed = {
   V: { ok: true, value: stop },
   N: { ok: true, value: 42 },
   A: { ok: true, value: [1, 2], line: 9 },
-} satisfies Record<string, EventInput>;
+} satisfies Record<string, ParsedInput>;
 
 describe('parseLines', () => {
   it('parses each JsonLine and passes each value on, in the frame it arrives', () => {
@@ -80,19 +80,19 @@ describe('parseLines', () => {
         },
       },
     );
-    const seen: EventInput[] = [];
+    const seen: ParsedInput[] = [];
     of(hostile, input.l)
       .pipe(parseLines())
       .subscribe({ next: (item) => seen.push(item) });
     expect(seen).toStrictEqual([{ ok: false, error: 'event: cannot be read: proxy boom' }, parsed.L]);
   });
 
-  it('types: anything in (event values or JsonLines), EventInput out', () => {
+  it('types: anything in (event values or JsonLines), ParsedInput out', () => {
     expectTypeOf(parseLines).parameters.toEqualTypeOf<[]>();
-    expectTypeOf(parseLines()).toEqualTypeOf<OperatorFunction<unknown, EventInput>>();
-    expectTypeOf(of(new JsonLine(1, '{}'), stop).pipe(parseLines())).toEqualTypeOf<Observable<EventInput>>();
-    expectTypeOf<EventInput['line']>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<Extract<EventInput, { ok: false }>['error']>().toEqualTypeOf<string>();
-    expectTypeOf<Extract<EventInput, { ok: true }>['value']>().toEqualTypeOf<unknown>();
+    expectTypeOf(parseLines()).toEqualTypeOf<OperatorFunction<unknown, ParsedInput>>();
+    expectTypeOf(of(new JsonLine(1, '{}'), stop).pipe(parseLines())).toEqualTypeOf<Observable<ParsedInput>>();
+    expectTypeOf<ParsedInput['line']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<Extract<ParsedInput, { ok: false }>['error']>().toEqualTypeOf<string>();
+    expectTypeOf<Extract<ParsedInput, { ok: true }>['value']>().toEqualTypeOf<unknown>();
   });
 });

@@ -96,7 +96,7 @@ describe('runHooks: secret redaction', () => {
       const guard = cold('-g|', {
         g: results.fail('exit', 'exited with code 3', 'cannot reach vault with password=hunter2\ntrace'),
       });
-      const out = from([commandHook('guard', { failClosed: true })]).pipe(
+      const out = from([commandHook('guard', { fail_closed: true })]).pipe(
         runHooks(pre, { executor: fakeExecutor({ guard }), scheduler }),
         map((run) => `${run.effective.decision}: ${run.effective.reason ?? ''}`),
       );

@@ -114,7 +114,7 @@ describe('runHooks', () => {
       const slow = cold('----------s|', { s: results.allow() });
       const next = cold('-n|', { n: results.allow() });
       const executor = fakeExecutor({ slow, next });
-      const out = from([commandHook('slow', { timeoutMs: 4 }), commandHook('next')]).pipe(
+      const out = from([commandHook('slow', { timeout: 4 }), commandHook('next')]).pipe(
         runHooks(pre, { executor, scheduler }),
       );
       expectObservable(out.pipe(map(brief))).toBe('----t(n|)', {
@@ -130,7 +130,7 @@ describe('runHooks', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const late = cold('---x--r|', { x: progress.exited(), r: results.block('decided in time') });
-      const out = from([commandHook('late', { timeoutMs: 4 })]).pipe(
+      const out = from([commandHook('late', { timeout: 4 })]).pipe(
         runHooks(pre, { executor: fakeExecutor({ late }), scheduler }),
       );
       expectObservable(out.pipe(map(brief))).toBe('------(r|)', { r: 'late:ok:block@6' });
@@ -153,7 +153,7 @@ describe('runHooks', () => {
           s: progress.started(),
           r: results.block('no'),
         });
-        const out = from([commandHook('waited', { timeoutMs: 8 })]).pipe(
+        const out = from([commandHook('waited', { timeout: 8 })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ waited }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('-------------(r|)', { r: 'waited:ok:block:' });
@@ -165,7 +165,7 @@ describe('runHooks', () => {
       const scheduler = createTestScheduler();
       scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const hang = cold('q---s--------', { q: progress.queued(), s: progress.started() });
-        const out = from([commandHook('hang', { timeoutMs: 5 })]).pipe(
+        const out = from([commandHook('hang', { timeout: 5 })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ hang }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('---------(t|)', {
@@ -183,7 +183,7 @@ describe('runHooks', () => {
           s: progress.started(),
           r: results.allow(),
         });
-        const out = from([commandHook('starved', { timeoutMs: 6, failClosed: true })]).pipe(
+        const out = from([commandHook('starved', { timeout: 6, fail_closed: true })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ starved }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('--------(t|)', {
@@ -197,7 +197,7 @@ describe('runHooks', () => {
       const scheduler = createTestScheduler();
       scheduler.run(({ cold, expectObservable }) => {
         const helper = cold('q', { q: progress.queued('its process to start') });
-        const out = from([commandHook('helper', { timeoutMs: 3 })]).pipe(
+        const out = from([commandHook('helper', { timeout: 3 })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ helper }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('---(t|)', {
@@ -210,7 +210,7 @@ describe('runHooks', () => {
       const scheduler = createTestScheduler();
       scheduler.run(({ cold, expectObservable }) => {
         const noisy = cold('-e-s-e--', { e: progress.stderr('busy'), s: progress.started() });
-        const out = from([commandHook('noisy', { timeoutMs: 5, failClosed: true })]).pipe(
+        const out = from([commandHook('noisy', { timeout: 5, fail_closed: true })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ noisy }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('-----(t|)', {
@@ -223,7 +223,7 @@ describe('runHooks', () => {
       const scheduler = createTestScheduler();
       scheduler.run(({ cold, expectObservable }) => {
         const onTheDot = cold('-----r|', { r: results.block('caught it') });
-        const out = from([commandHook('onTheDot', { timeoutMs: 5 })]).pipe(
+        const out = from([commandHook('onTheDot', { timeout: 5 })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ onTheDot }), scheduler }),
         );
         expectObservable(out.pipe(map(told))).toBe('-----(r|)', { r: 'onTheDot:ok:block:' });
@@ -238,7 +238,7 @@ describe('runHooks', () => {
         a: progress.stderr('checking'),
         b: progress.stderr('policy server down'),
       });
-      const out = from([commandHook('hang', { timeoutMs: 5, failClosed: true })]).pipe(
+      const out = from([commandHook('hang', { timeout: 5, fail_closed: true })]).pipe(
         runHooks(pre, { executor: fakeExecutor({ hang }), scheduler }),
         map((run) => [run.effective, run.result.outcome]),
       );
@@ -259,7 +259,7 @@ describe('runHooks', () => {
           s: progress.started(),
           R: results.allow(),
         });
-        const out = runHook(commandHook('busy', { timeoutMs: 7 }), pre, {
+        const out = runHook(commandHook('busy', { timeout: 7 }), pre, {
           executor: fakeExecutor({ busy }),
           scheduler,
         });
@@ -276,7 +276,7 @@ describe('runHooks', () => {
           s: progress.started(),
           R: results.allow(),
         });
-        const out = from([commandHook('stuck', { timeoutMs: 7, failClosed: true })]).pipe(
+        const out = from([commandHook('stuck', { timeout: 7, fail_closed: true })]).pipe(
           runHooks(pre, { executor: fakeExecutor({ stuck }), scheduler }),
         );
         expectObservable(
@@ -305,7 +305,7 @@ describe('runHooks', () => {
           s: progress.started(),
           R: results.allow(),
         });
-        const out = runHook(commandHook('slow', { timeoutMs: 7 }), pre, {
+        const out = runHook(commandHook('slow', { timeout: 7 }), pre, {
           executor: fakeExecutor({ slow }),
           scheduler,
         });
@@ -324,7 +324,7 @@ describe('runHooks', () => {
           s: progress.started(),
           R: results.allow(),
         });
-        const out = runHook(commandHook('late', { timeoutMs: 7 }), pre, {
+        const out = runHook(commandHook('late', { timeout: 7 }), pre, {
           executor: fakeExecutor({ late }),
           scheduler,
         });
@@ -338,7 +338,7 @@ describe('runHooks', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ expectObservable }) => {
       const executor = fakeExecutor({ stuck: NEVER });
-      const out = from([commandHook('stuck', { timeoutMs: 3, failClosed: true })]).pipe(
+      const out = from([commandHook('stuck', { timeout: 3, fail_closed: true })]).pipe(
         runHooks(pre, { executor, scheduler }),
       );
       expectObservable(out.pipe(map(brief))).toBe('---(t|)', { t: 'stuck:timeout:block@3' });

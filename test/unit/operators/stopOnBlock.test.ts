@@ -124,7 +124,7 @@ describe('stopOnBlock', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const guard = cold('-g|', { g: results.fail('exit', 'exited with code 2', 'forbidden') });
       const later = cold('-l|', { l: results.allow() });
-      const out = from([commandHook('guard', { failClosed: true }), commandHook('later')]).pipe(
+      const out = from([commandHook('guard', { fail_closed: true }), commandHook('later')]).pipe(
         runHooks(pre, { executor: fakeExecutor({ guard, later }), scheduler }),
         stopOnBlock(),
       );
@@ -138,7 +138,7 @@ describe('stopOnBlock', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const a = cold('-a|', { a: results.block('no') });
       const b = cold('-b|', { b: results.block('no') });
-      const out = from([commandHook('a'), commandHook('b', { failClosed: true })]).pipe(
+      const out = from([commandHook('a'), commandHook('b', { fail_closed: true })]).pipe(
         runHooks(start, { executor: fakeExecutor({ a, b }), scheduler }),
         stopOnBlock(),
       );

@@ -110,7 +110,7 @@ describe('translateDialect', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const slow = cold('------x|', { x: exit2('late') });
-      const out = from([commandHook('slow', { dialect: 'gemini', timeoutMs: 3 })]).pipe(
+      const out = from([commandHook('slow', { dialect: 'gemini', timeout: 3 })]).pipe(
         runHooks(pre, { executor: fakeExecutor({ slow }), scheduler }),
       );
       expectObservable(out.pipe(map(brief))).toBe('---(t|)', { t: 'slow:timeout:none:' });

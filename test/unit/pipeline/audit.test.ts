@@ -16,7 +16,7 @@ import {
 } from '../../../src/testing/index.js';
 
 const pre = (command: string, extra: Record<string, unknown> = {}) => ({
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's1',
   cwd: '/',
   timestamp: '2026-07-01T10:00:00Z',
@@ -31,7 +31,7 @@ const chainOf = (hooks: readonly Hook[]) => registryOf((name) => (name === 'PreT
 /** A text as a test compares it: a redacted secret shows as `<secret>`, whatever prefix the redactor keeps. */
 const shown = (text: string) => text.replace(/(AKIA|ghp_)?<redacted>/g, '<secret>');
 
-const ids = { seq: 1, hook_event_name: 'PreToolUse', session_id: 's1', tool_use_id: 't1' } as const;
+const ids = { seq: 1, hook_event_name: 'PreToolUse' as const, session_id: 's1', tool_use_id: 't1' } as const;
 
 describe('the audit stream (marbles)', () => {
   it('chain [A allow, B block, C]: A allow, B block with its reason, C skipped, then the final block, with their virtual times, all after the decision', () => {
@@ -215,7 +215,7 @@ describe('the audit stream (marbles)', () => {
     expect(seen).toStrictEqual([
       {
         seq: 1,
-        hook_event_name: 'PreToolUse',
+        hook_event_name: 'PreToolUse' as const,
         session_id: 's1',
         tool_use_id: 't1',
         decision: 'block',
@@ -288,7 +288,12 @@ describe('the Stop-loop guard in the audit', () => {
     scheduler.run(({ cold, hot, flush }) => {
       const registry = registryOf((name) => (name === 'Stop' ? [commandHook('keep-going')] : []));
       const executor = fakeExecutor({ 'keep-going': cold('-b|', { b: results.block('tests fail') }) });
-      const stop = { hook_event_name: 'Stop', session_id: 's1', cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
+      const stop = {
+        hook_event_name: 'Stop' as const,
+        session_id: 's1',
+        cwd: '/',
+        timestamp: '2026-07-01T10:00:00Z',
+      };
       const input = hot('-x---y---|', { x: stop, y: stop });
       hookPipeline(registry, testDeps(scheduler, executor), { stopLoopLimit: 1 })(input).audit$.subscribe(
         (record) => records.push(record),
@@ -348,7 +353,7 @@ describe('the audit stream of createSession and createDispatcher', () => {
     dispatcher.audit$.subscribe((r) => records.push(r));
     const result = await dispatcher.dispatch(pre('ls'));
     dispatcher.close();
-    expect(result.decision.decision).toBe('allow');
+    expect(result.decision?.decision).toBe('allow');
     expect(records.map((r) => r.record)).toStrictEqual(['event_received', 'hook_result', 'decision']);
   });
 

@@ -1,4 +1,5 @@
 import { describe, it } from 'vitest';
+import type { EventInput } from '../../../src/events/codecs.js';
 import { JsonLine } from '../../../src/events/index.js';
 import { hookPipeline } from '../../../src/pipeline/index.js';
 import { defineHooks } from '../../../src/registry/index.js';
@@ -6,7 +7,7 @@ import { createTestScheduler, fakeExecutor, testDeps } from '../../../src/testin
 
 /** A tool event no hook matches: its decision needs no hook and comes out in the frame it arrives. */
 const unmatched = {
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's',
   cwd: '/',
   timestamp: '2026-07-01T10:00:00Z',
@@ -19,7 +20,7 @@ const registry = defineHooks({ PreToolUse: [{ name: 'shell-only', command: 'x', 
 const decision = {
   type: 'hook_decision',
   seq: 1,
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's',
   tool_use_id: 't1',
   decision: 'none',
@@ -47,7 +48,7 @@ describe('hookPipeline: an error of input$', () => {
   it('an error as the first thing input$ does is passed on at once', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable }) => {
-      const input = cold('#', undefined, broken);
+      const input = cold<EventInput>('#', undefined, broken);
       const { output$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
       expectObservable(output$).toBe('#', undefined, broken);
     });
@@ -58,7 +59,9 @@ describe('hookPipeline: a hook_error quotes no secret (docs/protocol.md)', () =>
   it('a wrong-typed field holding a token: the message names it, redacted', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ cold, expectObservable }) => {
-      const input = cold('-a|', { a: { ...unmatched, tool_input: 'sk-abcdefghijklmnop' } });
+      const input = cold('-a|', {
+        a: { ...unmatched, tool_input: 'sk-abcdefghijklmnop' } as unknown as EventInput,
+      });
       const { errors$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
       expectObservable(errors$).toBe('-e|', {
         e: { type: 'hook_error', index: 1, message: 'tool_input: expected an object, got "<redacted>"' },

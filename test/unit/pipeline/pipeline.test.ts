@@ -1,4 +1,5 @@
-import { map, type Observable } from 'rxjs';
+import { map } from 'rxjs';
+import type { EventInput } from '../../../src/events/codecs.js';
 import { describe, expect, it } from 'vitest';
 import { JsonLine } from '../../../src/events/index.js';
 import type { OutputLine } from '../../../src/output/index.js';
@@ -7,27 +8,23 @@ import { defineHooks, registryOf, type Hook } from '../../../src/registry/index.
 import {
   commandHook,
   createTestScheduler,
+  event,
   fakeExecutor,
   results,
   testDeps,
   type FakeBehaviours,
 } from '../../../src/testing/index.js';
 
-const pre = (session: string, command: string, id = command) => ({
-  hook_event_name: 'PreToolUse',
-  session_id: session,
-  cwd: '/',
-  timestamp: '2026-07-01T10:00:00Z',
-  tool_use_id: id,
-  tool_name: 'shell',
-  tool_input: { command },
-});
-const start = (session: string) => ({
-  hook_event_name: 'SessionStart',
-  session_id: session,
-  cwd: '/',
-  timestamp: '2026-07-01T10:00:00Z',
-});
+const at = { cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
+const pre = (session: string, command: string, id = command) =>
+  event('PreToolUse', {
+    ...at,
+    session_id: session,
+    tool_use_id: id,
+    tool_name: 'shell',
+    tool_input: { command },
+  });
+const start = (session: string) => event('SessionStart', { ...at, session_id: session });
 
 /** Compact form of output lines: N:hook:decision, D<seq>:decision[hooks], E<line|index>. */
 const brief = (line: OutputLine): string => {
@@ -86,7 +83,7 @@ describe('hookPipeline (marbles)', () => {
             hook_name: 'guard',
             message: 'Command blocked',
             decision: 'block',
-            hook_event_name: 'PreToolUse',
+            hook_event_name: 'PreToolUse' as const,
             session_id: 's',
             tool_use_id: 'rm -rf /',
           },
@@ -94,7 +91,7 @@ describe('hookPipeline (marbles)', () => {
         d: {
           type: 'hook_decision',
           seq: 1,
-          hook_event_name: 'PreToolUse',
+          hook_event_name: 'PreToolUse' as const,
           session_id: 's',
           tool_use_id: 'rm -rf /',
           decision: 'block',
@@ -116,7 +113,7 @@ describe('hookPipeline (marbles)', () => {
     scheduler.run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const slow = cold('-------------s|', { s: results.block('too late') });
       const next = cold('-n|', { n: results.allow() });
-      const registry = chains([commandHook('slow', { timeoutMs: 5 }), commandHook('next')]);
+      const registry = chains([commandHook('slow', { timeout: 5 }), commandHook('next')]);
       const input = hot('x-------|', { x: pre('s', 'ls') });
       const { output$ } = hookPipeline(registry, setup(scheduler, { slow, next }))(input);
       expectObservable(output$.pipe(map(brief))).toBe('-----td-|', {
@@ -163,7 +160,7 @@ describe('hookPipeline (marbles)', () => {
         d: {
           type: 'hook_decision',
           seq: 1,
-          hook_event_name: 'SessionStart',
+          hook_event_name: 'SessionStart' as const,
           session_id: 's',
           decision: 'none',
           additional_context: 'repo: cosh\nuser: ada',
@@ -209,7 +206,7 @@ describe('hookPipeline (marbles)', () => {
       const input = hot('abcd|', {
         a: new JsonLine(1, JSON.stringify(start('s'))),
         b: new JsonLine(3, '{oops'),
-        c: { hook_event_name: 'Nope', session_id: 's' },
+        c: { hook_event_name: 'Nope', session_id: 's' } as unknown as EventInput, // checked at run time
         d: start('s'),
       });
       const { output$, errors$ } = hookPipeline(chains([]), setup(scheduler, {}))(input);
@@ -302,9 +299,9 @@ describe('hookPipeline outputs never error because of a hook', () => {
       ],
     });
     const deps = testDeps((await import('rxjs')).asyncScheduler, fakeExecutor({}));
-    const event = { hook_event_name: 'UserPromptSubmit', session_id: 's', prompt: 'hi' };
+    const event = { hook_event_name: 'UserPromptSubmit' as const, session_id: 's', prompt: 'hi' };
     const lines = await firstValueFrom(
-      hookPipeline(registry, deps)(of(event, event) as Observable<unknown>).output$.pipe(toArray()),
+      hookPipeline(registry, deps)(of(event, event)).output$.pipe(toArray()),
     );
     expect(lines.map(brief)).toEqual([
       'N:throws:error',
@@ -329,7 +326,7 @@ describe('hookPipeline shares one run', () => {
       Stop: [{ name: 'count', run: () => ({ decision: 'allow', systemMessage: `run ${++runs}` }) }],
     });
     const deps = testDeps((await import('rxjs')).asyncScheduler, fakeExecutor({}));
-    const stop = { hook_event_name: 'Stop', session_id: 's' };
+    const stop = { hook_event_name: 'Stop' as const, session_id: 's' };
     const streams = hookPipeline(registry, deps)(of(stop, stop));
     const decisions: string[] = [];
     const notifications: string[] = [];

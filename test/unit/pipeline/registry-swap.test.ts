@@ -19,7 +19,7 @@ import {
  */
 
 const pre = (id: string) => ({
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: 's',
   cwd: '/',
   timestamp: '2026-07-01T10:00:00Z',
@@ -115,7 +115,7 @@ describe('createSession and createDispatcher with a registry$', () => {
     registry$.next(chain('second'));
     const b = await dispatcher.dispatch(pre('b'));
     dispatcher.close();
-    expect(a.decision.hooks.map((h) => h.name)).toEqual(['first']);
+    expect(a.decision?.hooks.map((h) => h.name)).toEqual(['first']);
     expect(b.decision).toMatchObject({ decision: 'block', reason: 'second' });
     expect(registry$.observed).toBe(false);
   });

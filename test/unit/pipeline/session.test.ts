@@ -4,15 +4,16 @@ import {
   createSession,
   registryOf,
   SessionClosedError,
+  type EventInput,
   type HookEvent,
-  type HookResult,
   type OutputLine,
   type Registry,
 } from 'cosh-hooks';
+import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 
 const shell = (id: string, command: string, session = 's1') => ({
-  hook_event_name: 'PreToolUse',
+  hook_event_name: 'PreToolUse' as const,
   session_id: session,
   tool_use_id: id,
   tool_name: 'shell',
@@ -125,7 +126,11 @@ describe('createSession: a host loop in virtual time', () => {
       const slow = cold('--(r|)', { r: results.allow() });
       const registry = registryOf((event) => (event === 'PreToolUse' ? [commandHook('guard')] : []));
       const session = createSession(registry, testDeps(scheduler, fakeExecutor({ guard: slow })));
-      const stop = (id: number) => ({ hook_event_name: 'Stop', session_id: 's1', tool_use_id: `q${id}` });
+      const stop = (id: number) => ({
+        hook_event_name: 'Stop' as const,
+        session_id: 's1',
+        tool_use_id: `q${id}`,
+      });
       const decisions$ = of(shell('t0', 'ls'), ...Array.from({ length: 20_000 }, (_, id) => stop(id))).pipe(
         mergeMap((event) => session.decide(event)),
         toArray(),
@@ -171,7 +176,7 @@ describe('createSession: a host loop in virtual time', () => {
       );
       const events$ = hot('a-b-c-|', {
         a: shell('t1', 'ls'),
-        b: { hook_event_name: 'PreToolUse', session_id: 's1' },
+        b: { hook_event_name: 'PreToolUse', session_id: 's1' } as EventInput, // no tool_name: checked at run time
         c: shell('t3', 'ls'),
       });
 
