@@ -10,7 +10,7 @@ import { defineConfig } from 'rolldown';
  * own RxJS with it.
  *
  * The chunks sit next to main.js, one folder below dist/src, so the executor finds the spawn
- * helper at `../exec/spawn-helper.js` from them as from its own module.
+ * helper at `../exec/helper/spawn-helper.js` from them (src/exec/helper/helper-client.ts).
  */
 export default defineConfig({
   input: 'dist/src/cli/main.js',

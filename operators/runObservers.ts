@@ -16,7 +16,7 @@ import { observerDroppedRecord, observerResultRecord } from '../src/audit/build.
 import type { AuditEventIds, ObserverDroppedRecord, ObserverResultRecord } from '../src/audit/records.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { HookDecision } from '../src/output/lines.js';
-import { redactJson, redactResult } from '../src/protocol/redact/index.js';
+import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
 import type { Hook } from '../src/registry/hook.js';
 import { runHook, type RunDeps } from './runHooks.js';
 import { translateDialect } from './translateDialect.js';
@@ -58,7 +58,7 @@ const runObserver = (task: Task, deps: RunDeps): Observable<ObserverResultRecord
     const startedAt = deps.scheduler.now();
     const sent = observedEvent(observation.event, observation.decision);
     return translateDialect(hook, sent, (one, event) =>
-      runHook(one, one.redact === false ? event : redactJson(event), deps),
+      runHook(one, one.redact === true ? redactedEvent(event) : event, deps),
     ).pipe(
       map((result) =>
         observerResultRecord(observation.ids, hook, redactResult(result), startedAt, deps.scheduler.now()),

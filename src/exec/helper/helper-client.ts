@@ -22,15 +22,20 @@ import {
 } from './spawn-protocol.js';
 
 /**
- * The helper's script: next to this module once built, found as `../exec/spawn-helper.js` so the
- * bundled command line (chunks in dist/src/cli, see rolldown.config.js) finds it too. Run from the
- * TypeScript sources (the test runner), the built copy in `dist/` is used: Node 20 cannot run
- * TypeScript.
+ * The helper's script, in the first place that has it: next to this module (the built library,
+ * dist/src/exec/helper/), `../exec/helper/` from the bundled command line's chunks (dist/src/cli,
+ * see rolldown.config.js), or, run from the TypeScript sources (the test runner), the built copy
+ * in `dist/`: Node 20 cannot run TypeScript.
  */
+const HELPER_PLACES = [
+  './spawn-helper.js',
+  '../exec/helper/spawn-helper.js',
+  '../../../dist/src/exec/helper/spawn-helper.js',
+] as const;
+
 const helperScript = (): string => {
-  const beside = fileURLToPath(new URL('../exec/spawn-helper.js', import.meta.url));
-  if (existsSync(beside)) return beside;
-  return fileURLToPath(new URL('../../../dist/src/exec/helper/spawn-helper.js', import.meta.url));
+  const places = HELPER_PLACES.map((place) => fileURLToPath(new URL(place, import.meta.url)));
+  return places.find((path) => existsSync(path)) ?? (places[0] as string);
 };
 
 /**

@@ -89,7 +89,24 @@ describe('runObservers', () => {
     });
   });
 
-  it('gives the observer the event, redacted, with the decision as cosh_decision', () => {
+  it('gives an observer without redact the event as the host sent it (docs/protocol.md#secrets)', () => {
+    const scheduler = createTestScheduler();
+    const seen: HookEvent[] = [];
+    scheduler.run(({ hot, cold, expectObservable }) => {
+      const o = (sent: HookEvent) => {
+        seen.push(sent);
+        return cold('o|', { o: results.allow() });
+      };
+      const e1 = hot('a|', { a: observation(1, [commandHook('o', { observe: true })]) });
+      expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }), map(brief))).toBe(
+        'a|',
+        { a: 'o 1 ok@0-0' },
+      );
+    });
+    expect(JSON.stringify(seen[0])).toContain('AKIAIOSFODNN7EXAMPLE');
+  });
+
+  it('gives a redact = true observer the event redacted, with the decision as cosh_decision', () => {
     const scheduler = createTestScheduler();
     const seen: HookEvent[] = [];
     scheduler.run(({ hot, cold, expectObservable }) => {
@@ -97,7 +114,7 @@ describe('runObservers', () => {
         seen.push(sent);
         return cold('o|', { o: results.block('ignored') });
       };
-      const e1 = hot('a|', { a: observation(1, [commandHook('o', { observe: true })]) });
+      const e1 = hot('a|', { a: observation(1, [commandHook('o', { observe: true, redact: true })]) });
       expectObservable(e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }), map(brief))).toBe(
         'a|',
         {
@@ -108,6 +125,7 @@ describe('runObservers', () => {
     expect(seen).toHaveLength(1);
     const sent = seen[0] as unknown as Record<string, unknown>;
     expect(JSON.stringify(sent)).not.toContain('IOSFODNN7EXAMPLE');
+    expect(JSON.stringify(sent)).toContain('"command":"echo 1"');
     expect(sent['cosh_decision']).toStrictEqual({
       seq: 1,
       hook_event_name: 'PreToolUse',
