@@ -168,7 +168,7 @@ export const measurePerHook = async (context: Context): Promise<Measured> => {
       const isolatedRatio = ratio(subject.median, floor.median);
       isolatedRows.push({
         id: testCase.isolatedId,
-        what: `per-hook overhead of ${testCase.id}: executor vs a bare spawn in its own session and process group (\`detached\`, as SPEC §4.2 requires)`,
+        what: `per-hook overhead of ${testCase.id}: executor vs a bare spawn in its own session and process group (\`detached\`, as spec §4.2 requires)`,
         subject: medianCell(subject, 'ms'),
         baseline: medianCell(floor, 'ms'),
         ratio: isolatedRatio,

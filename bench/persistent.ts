@@ -95,7 +95,7 @@ interface Case {
 }
 
 /**
- * Measurement 8 (persistent hooks, SPEC §8):
+ * Measurement 8 (persistent hooks, spec §8):
  * - 8a/8b: the same Python / Node hook through `processExecutor()`, persistent against a process per
  *   event, interleaved one event each per round. The target is on the speed-up (per-event median /
  *   persistent median).

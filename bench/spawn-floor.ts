@@ -7,7 +7,7 @@ const ignore = (): void => undefined;
  * round trip the executor does — write the event line, close stdin, read stdout to the end, wait
  * for the process to close, parse the answer. Nothing else: no process group, no limits, no
  * classification beyond JSON.parse. With `detached`, the child gets its own session and process
- * group (`setsid`), as a hook must (SPEC §4.2): the floor of the same isolation.
+ * group (`setsid`), as a hook must (spec §4.2): the floor of the same isolation.
  */
 export const bareRoundTrip = (
   file: string,

@@ -8,7 +8,7 @@ export type ChainStep =
 
 /**
  * Re-emits every hook run as it arrives and, when the runs complete, the chain's verdict
- * (SPEC §4.6): hooks of `chain` that did not run are reported as `skipped`.
+ * (spec §4.6): hooks of `chain` that did not run are reported as `skipped`.
  *
  * ```
  * runs:    --a----B|

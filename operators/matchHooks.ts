@@ -22,7 +22,7 @@ export const matchJob =
 
 /**
  * Attaches to each event its chain: the registry's enabled hooks for the event name, in chain
- * order, filtered by matcher on tool events (SPEC §4, §4.1). Rejected input passes through
+ * order, filtered by matcher on tool events (spec §4, §4.1). Rejected input passes through
  * untouched. Pure and synchronous: one output per input, in the same frame.
  *
  * ```

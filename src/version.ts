@@ -22,6 +22,6 @@ const readVersion = (): string => {
 
 /**
  * The version of this package, as package.json says: `--version` prints it and every hook gets it
- * as `COSH_HOOKS_VERSION` (SPEC §4.2). Read once, on first use.
+ * as `COSH_HOOKS_VERSION` (spec §4.2). Read once, on first use.
  */
 export const packageVersion = (): string => (cached ??= readVersion());

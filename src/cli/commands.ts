@@ -37,7 +37,7 @@ import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
 
-/** Exit statuses (SPEC §6): 2 is reserved for an invalid configuration. */
+/** Exit statuses (spec §6): 2 is reserved for an invalid configuration. */
 export const EXIT = { ok: 0, failed: 1, invalidConfig: 2 } as const;
 
 const stdoutColor = () => useColor(process.stdout.isTTY, process.env);
@@ -71,7 +71,7 @@ export const engineDeps = (flags: ConfigFlags & ExecutionFlags): PipelineDeps =>
     }),
   );
 
-/** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (SPEC §6). */
+/** One diagnostic line on stderr; it may quote a file name or a file's text, so controls are escaped (spec §6). */
 const fail = (message: string): number => {
   process.stderr.write(`cosh-hooks: ${printableLine(redactText(message))}\n`);
   return EXIT.failed;

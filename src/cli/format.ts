@@ -8,7 +8,7 @@ import { columns, palette, type Paint, type Palette } from './style.js';
 
 /**
  * Characters that act on a terminal instead of being shown, in text that comes from hooks or
- * configs (SPEC §6): C0 controls (ESC starts a sequence that can retitle the terminal or rewrite
+ * configs (spec §6): C0 controls (ESC starts a sequence that can retitle the terminal or rewrite
  * the screen, CR overwrites the line, BEL rings) and DEL, C1 controls (U+009B is a one-character
  * CSI for some terminals), the line and paragraph separators, and the bidirectional controls that
  * make text read in another order than it runs. Tab and newline are kept by `printable` (messages
@@ -89,7 +89,7 @@ const hookCount = (registry: Registry, which: (hook: Hook) => boolean = () => tr
 
 const isPersistent = (hook: Hook): boolean => hook.kind === 'command' && hook.persistent;
 
-/** How a hook runs (SPEC §8): `persistent` (one process for many events), else `per-event`. */
+/** How a hook runs (spec §8): `persistent` (one process for many events), else `per-event`. */
 export const modeOf = (hook: Hook): 'persistent' | 'per-event' | 'in-process' =>
   hook.kind === 'function' ? 'in-process' : hook.persistent ? 'persistent' : 'per-event';
 
@@ -162,7 +162,7 @@ export interface ListedHook {
   readonly timeout: number;
   readonly fail_closed: boolean;
   readonly redact: boolean;
-  /** One long-running process for many events (SPEC §8). */
+  /** One long-running process for many events (spec §8). */
   readonly persistent: boolean;
   readonly enabled: boolean;
   /** An observer (docs/audit.md): present, and true, only for one. */

@@ -8,7 +8,7 @@ import { exitWhenIdle, watchStdout } from './terminal.js';
 
 watchStdout();
 // However the process ends (a crash included, short of SIGKILL), no hook it still answers for is
-// left running: running and cancelled hooks' groups get SIGKILL on the way out (SPEC §6). Hooks
+// left running: running and cancelled hooks' groups get SIGKILL on the way out (spec §6). Hooks
 // that ended by themselves are not in that set, so their background processes are left alone.
 process.on('exit', () => killOwnedGroupsNow());
 let status = 0;

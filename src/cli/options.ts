@@ -26,7 +26,7 @@ const collect = (value: string, previous: readonly string[] | undefined): string
   value,
 ];
 
-/** Adds the configuration flags (SPEC §6) to a command. */
+/** Adds the configuration flags (spec §6) to a command. */
 export const addConfigOptions = (command: Command): Command =>
   command
     .option('--config <file>', 'user config file (default: ~/.copilot-shell/config.toml)')
@@ -97,7 +97,7 @@ export interface ExecutionFlags {
   readonly maxProcesses: number;
 }
 
-/** `--max-processes N`: the bound on hook processes running at once (SPEC §4.2). */
+/** `--max-processes N`: the bound on hook processes running at once (spec §4.2). */
 export const addExecutionOptions = (command: Command): Command =>
   command.addOption(
     new Option('--max-processes <n>', 'hook processes running at once, at most; more wait for one to end')

@@ -58,7 +58,7 @@ To load such a file without converting it, use --claude-settings / --gemini-sett
 };
 
 /**
- * The command line (SPEC §6). Actions report their exit status through `setStatus`, so `main`
+ * The command line (spec §6). Actions report their exit status through `setStatus`, so `main`
  * decides when the process ends (after output is flushed).
  */
 export const createProgram = (setStatus: (status: number) => void): Command => {
@@ -68,7 +68,7 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
     .version(version, '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     // Help, version and usage errors end by throwing a CommanderError instead of calling
-    // process.exit: `main` then exits once stdout is flushed, so a lost write is seen (SPEC §6).
+    // process.exit: `main` then exits once stdout is flushed, so a lost write is seen (spec §6).
     // Subcommands made below inherit it.
     .exitOverride();
 

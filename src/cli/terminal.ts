@@ -14,7 +14,7 @@ let stdoutFailed = false;
 
 /**
  * Watches stdout for a write that fails (the reader closed it: EPIPE; a full device: ENOSPC). What
- * was printed is then incomplete, so the process must not end with 0 (SPEC §6): the failure is
+ * was printed is then incomplete, so the process must not end with 0 (spec §6): the failure is
  * reported once on stderr and the exit status becomes 1. `onFailure` lets `run` stop its hooks,
  * since nobody can read their answers.
  */
@@ -47,7 +47,7 @@ export const exitWhenIdle = (status: number): void => {
   }, FORCE_EXIT_MS).unref();
 };
 
-/** The signals that stop `run` and `fire` (SPEC §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
+/** The signals that stop `run` and `fire` (spec §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 
 /**

@@ -50,7 +50,7 @@ export const CommandText = new t.Type<string, string, unknown>(
 
 export { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS };
 
-/** Milliseconds (SPEC §2). `5000.0` in TOML is the number 5000 and is accepted as an integer. */
+/** Milliseconds (spec §2). `5000.0` in TOML is the number 5000 and is accepted as an integer. */
 export const TimeoutMs = new t.Type<number, number, unknown>(
   `an integer ${MIN_TIMEOUT_MS}..${MAX_TIMEOUT_MS}`,
   (value): value is number =>
@@ -66,7 +66,7 @@ export const TimeoutMs = new t.Type<number, number, unknown>(
 );
 
 /**
- * A tool-name matcher (SPEC §4.1), compiled once here: absent, `""` and `"*"` mean every tool and
+ * A tool-name matcher (spec §4.1), compiled once here: absent, `""` and `"*"` mean every tool and
  * decode to `undefined`; anything else must be a valid RE2 pattern (linear-time matching), because
  * a silent literal match would let a security hook miss the tools it was meant to guard.
  */
@@ -194,7 +194,7 @@ const hint = (key: string, known: readonly string[]): string => {
   return match === undefined ? '' : `; did you mean ${match}?`;
 };
 
-// ----- config.toml (SPEC §2)
+// ----- config.toml (spec §2)
 
 export const CONFIG_HOOK_KEYS = [
   'name',
@@ -310,7 +310,7 @@ export const ConfigFile = object('a TOML document', {
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 
-// ----- cosh-extension.json (SPEC §3). Only keys this module uses are known; others are ignored.
+// ----- cosh-extension.json (spec §3). Only keys this module uses are known; others are ignored.
 
 /** Keys a manifest hook entry may have; others are ignored with a warning (a misspelt `fail_closed` must not pass quietly). */
 export const MANIFEST_HOOK_KEYS = [

@@ -106,7 +106,7 @@ const tableErrors = (document: Record<string, unknown>): Issue[] =>
   ]);
 
 /**
- * Validates the text of a config file (SPEC §2) and resolves its hooks. Pure: `file` only names
+ * Validates the text of a config file (spec §2) and resolves its hooks. Pure: `file` only names
  * the source in problems. Every problem is reported, each with the line found by re-scanning the
  * text; a file with any error yields no hooks.
  */

@@ -54,7 +54,7 @@ const subfolders = (folder: ExtensionFolder): { paths: string[]; warnings: Confi
 };
 
 /**
- * Finds and loads `<dir>/<folder>/cosh-extension.json` in every folder, user folders first (SPEC
+ * Finds and loads `<dir>/<folder>/cosh-extension.json` in every folder, user folders first (spec
  * §3). The first extension of a manifest name wins, so a user extension hides a system one of the
  * same name; two of the same name in one scope keep the first and warn. A broken manifest is
  * reported as warnings naming its file and disables only that extension; it hides nothing, so a

@@ -12,7 +12,7 @@ export interface ReadProblem {
 /** A file's text, or why it cannot be had. */
 export type ReadText = Result<string, ReadProblem>;
 
-/** Largest config file, manifest or state file read (SPEC §2). */
+/** Largest config file, manifest or state file read (spec §2). */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 // O_NONBLOCK: opening a FIFO for reading must not wait for a writer (it would hang start-up);
@@ -82,7 +82,7 @@ const readBounded = (fd: number, sizeHint: number): Buffer | undefined => {
 const failure = (message: string, missing = false): ReadText => err({ missing, message });
 
 /**
- * A config file's, manifest's or state file's text, or why it cannot be had (SPEC §2): it must be
+ * A config file's, manifest's or state file's text, or why it cannot be had (spec §2): it must be
  * a regular file (a symbolic link to one is fine) of at most 4 MiB, in UTF-8. Reading never blocks
  * (a FIFO with no writer is refused, not waited on) and never loads more than 4 MiB (+1 byte). A
  * byte-order mark is dropped: editors on other systems add one, and neither JSON.parse nor the line

@@ -26,7 +26,7 @@ export interface LoadedForeign {
 
 /**
  * Claude Code's `${CLAUDE_PLUGIN_ROOT}` is cosh's `${extensionPath}`: plugin and extension commands
- * get their folder substituted the same way (SPEC §3: as data, never as shell code), and the
+ * get their folder substituted the same way (spec §3: as data, never as shell code), and the
  * variable is also in the environment.
  */
 const commandOf = (

@@ -28,7 +28,7 @@ const comment = (text: string): string =>
     .replace(/\u007f/g, '?')}`;
 
 /**
- * What the TOML serializer and JSON leave raw and a terminal acts on or reorders (SPEC §6): C1
+ * What the TOML serializer and JSON leave raw and a terminal acts on or reorders (spec §6): C1
  * controls (U+009B is a one-character CSI), the line and paragraph separators, the bidi controls.
  */
 const UNSAFE = /[\u0080-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;

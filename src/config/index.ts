@@ -1,6 +1,6 @@
 /**
  * Configuration: `config.toml`, extension manifests and disabled state -> a resolved Registry
- * (SPEC §2–§4). io-ts and fp-ts are used inside this folder only; the API returns plain values.
+ * (spec §2–§4). io-ts and fp-ts are used inside this folder only; the API returns plain values.
  */
 export { loadHooks, DEFAULT_SYSTEM_EXTENSIONS_DIR } from './load.js';
 export type { LoadOptions, LoadResult, LoadedSources } from './load.js';

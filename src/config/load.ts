@@ -101,7 +101,7 @@ export interface Followed {
 export const DEFAULT_SYSTEM_EXTENSIONS_DIR = '/usr/share/anolisa/extensions';
 
 /**
- * Loads every hook the user configured (SPEC §2–§4): the config file, then extensions, with the
+ * Loads every hook the user configured (spec §2–§4): the config file, then extensions, with the
  * disabled state applied. Synchronous, for start-up. Never throws for a configuration problem:
  * an invalid config file gives `ok: false` with every error; everything else that is wrong (a
  * broken manifest, a malformed state file, an unnamed hook) is a warning and the rest loads.
@@ -156,7 +156,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const hookOn = (loaded: CommandHook, extensionOn = true): CommandHook => {
     const hook = withDialectEnv(loaded, workspace);
     const enabled = hook.enabled && config.enabled && extensionOn && !disabledHooks.names.has(hook.name);
-    // Every loaded hook gets the workspace as COSH_WORKSPACE_PATH (SPEC §3), config hooks included.
+    // Every loaded hook gets the workspace as COSH_WORKSPACE_PATH (spec §3), config hooks included.
     const placed = hook.workspacePath === undefined ? { ...hook, workspacePath: workspace } : hook;
     return enabled === placed.enabled ? placed : { ...placed, enabled };
   };
@@ -177,7 +177,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
           },
         ]),
   ];
-  // SPEC §2: `enabled = false` switches extension hooks off too, so they are not even read.
+  // spec §2: `enabled = false` switches extension hooks off too, so they are not even read.
   const extensions = config.enabled ? loadExtensions(folders, workspace) : { extensions: [], warnings: [] };
   warnings.push(...extensions.warnings);
   const extensionsState = join(stateDir, 'extensions.json');

@@ -191,7 +191,7 @@ class ManifestWalk {
 }
 
 /**
- * Validates the text of a `cosh-extension.json` (SPEC §3) and resolves its hooks, substituting
+ * Validates the text of a `cosh-extension.json` (spec §3) and resolves its hooks, substituting
  * variables. Pure: `file` only names the source in problems. Unknown keys are ignored; a wrong type
  * on a known key, a bad timeout, a bad regex or a command hook without a command is an error, and
  * any error means the caller must not load the extension. Events this engine does not know,

@@ -1,7 +1,7 @@
 import type * as t from 'io-ts';
 import { MATCHED_EVENTS, type EventName } from '../events/names.js';
 
-/** One configuration problem, located as precisely as the file allows (SPEC §2). */
+/** One configuration problem, located as precisely as the file allows (spec §2). */
 export interface ConfigProblem {
   readonly file: string;
   readonly line?: number;

@@ -1,6 +1,6 @@
 import type { Dialect } from '../registry/dialect.js';
 
-/** Values substituted into `command` and `env` values at load time (SPEC §3). */
+/** Values substituted into `command` and `env` values at load time (spec §3). */
 export interface ExtensionVariables {
   /** Absolute folder of the extension. */
   readonly extensionPath: string;
@@ -8,7 +8,7 @@ export interface ExtensionVariables {
   readonly workspacePath: string;
 }
 
-/** The environment variable each path is also given to the hook as (SPEC §3, §4.2). */
+/** The environment variable each path is also given to the hook as (spec §3, §4.2). */
 const VARIABLE_OF = {
   extensionPath: 'COSH_EXTENSION_PATH',
   workspacePath: 'COSH_WORKSPACE_PATH',
@@ -58,7 +58,7 @@ interface Found {
 
 /**
  * Substitutes the placeholders of a hook `command` so that the paths are data, never shell code
- * (SPEC §3). A path made only of characters that mean nothing to sh (letters, digits, `_ . / , :
+ * (spec §3). A path made only of characters that mean nothing to sh (letters, digits, `_ . / , :
  * @ % + = -`) is pasted as is: nothing changes for the usual install folders, and commands with no
  * other shell syntax still run without sh. Any other path is replaced by an expansion of the
  * variable the hook gets it in (`COSH_EXTENSION_PATH`, `COSH_WORKSPACE_PATH`), chosen by where the

@@ -4,7 +4,7 @@ import { describeJsonProblem, jsonProblemOf, MAX_JSON_DEPTH } from './untrusted.
 import { byEvent, EVENT_NAMES, isEventName } from './names.js';
 import { err, ok, type Result } from '../result.js';
 
-/** Deeper events are rejected (SPEC §4.3's bound, applied to what the host sends). */
+/** Deeper events are rejected (spec §4.3's bound, applied to what the host sends). */
 export const MAX_EVENT_DEPTH = MAX_JSON_DEPTH;
 
 /** Values an event may be completed with; injected so decoding stays pure. */

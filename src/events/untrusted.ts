@@ -1,7 +1,7 @@
 /**
  * Reading untrusted values (events from the host, hook output) safely. Nothing in the engine
  * recurses over such a value without going through this check first, so no value can overflow the
- * stack in decoding, merging or writing (SPEC §4.3).
+ * stack in decoding, merging or writing (spec §4.3).
  */
 
 import { err, ok, type Result } from '../result.js';
@@ -13,7 +13,7 @@ export type JsonObject = Readonly<Record<string, unknown>>;
 export const isJsonObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Deepest nesting accepted, counting the outer object as level 1 (SPEC §4.3). */
+/** Deepest nesting accepted, counting the outer object as level 1 (spec §4.3). */
 export const MAX_JSON_DEPTH = 512;
 
 /** Why a value cannot be carried as JSON, and where (keys from the outer value down). */

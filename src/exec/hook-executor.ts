@@ -20,7 +20,7 @@ const routed =
  * (in process by default). Each hook's stream is its kind's executor's stream, unchanged: progress,
  * result, cancellation on unsubscribe.
  *
- * Run-scoped like its parts: `openRun()` opens a run of `commands` (persistent hook processes, SPEC
+ * Run-scoped like its parts: `openRun()` opens a run of `commands` (persistent hook processes, spec
  * §8) and of `functions`, and unsubscribing it ends both; called outside a run, each call owns what
  * it starts, as the parts' own calls do.
  *

@@ -64,7 +64,7 @@ export interface ExecutorRun<
 
 /**
  * An executor holding state whose lifetime is one run of the engine (persistent hook processes,
- * SPEC §8). The pipeline calls `openRun` when a run starts and unsubscribes it when the run ends
+ * spec §8). The pipeline calls `openRun` when a run starts and unsubscribes it when the run ends
  * (end of input, unsubscribe, `close()`). Called directly, outside a run, it still works: each
  * call then owns what it starts. `E` is the executor's kind, every hook kind by default.
  */

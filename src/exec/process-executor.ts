@@ -9,7 +9,7 @@ export { DEFAULT_MAX_PROCESSES, type ProcessExecutorOptions } from './process/pe
 /**
  * The real executor, for every hook kind: a command hook as a process per event
  * (`./process/per-event.ts`), except hooks with `persistent: true`, answered by one long-running
- * process per hook and run (`./persistent/persistent.ts`, SPEC §8); a function hook in process
+ * process per hook and run (`./persistent/persistent.ts`, spec §8); a function hook in process
  * (`hookExecutor`). Processes start directly or through the spawn helper (`./helper/`). The result
  * is run-scoped: `hookPipeline` opens it per run and ends its processes with the run.
  *

@@ -4,7 +4,7 @@ import type { Decision, EventName } from '../events/names.js';
 import type { HookReport, HookRun, Verdict } from '../protocol/aggregate.js';
 import type { StopLoopIntervention } from '../protocol/stop-loop.js';
 
-/** A notification for the shell (SPEC §5.1). */
+/** A notification for the shell (spec §5.1). */
 export interface HookNotification {
   readonly type: 'stream_event';
   readonly event: {
@@ -20,7 +20,7 @@ export interface HookNotification {
   };
 }
 
-/** The decision for one valid event (SPEC §5.2). Optional keys are omitted when empty. */
+/** The decision for one valid event (spec §5.2). Optional keys are omitted when empty. */
 export interface HookDecision {
   readonly type: 'hook_decision';
   readonly seq: number;
@@ -37,7 +37,7 @@ export interface HookDecision {
   readonly stop_loop_guard?: StopLoopIntervention;
 }
 
-/** An input that was not a valid event (SPEC §6). `line` when the input came from a JSONL line. */
+/** An input that was not a valid event (spec §6). `line` when the input came from a JSONL line. */
 export interface HookError {
   readonly type: 'hook_error';
   readonly line?: number;
@@ -56,7 +56,7 @@ const toolUseIdOf = (event: HookEvent) =>
 /** The notification a hook run produces: its message (systemMessage wins), or its failure; else none. */
 export const toNotification = (run: HookRun, event: HookEvent): HookNotification | undefined => {
   const { result } = run;
-  // An empty systemMessage is no message: the reason is the fallback (SPEC §5.1).
+  // An empty systemMessage is no message: the reason is the fallback (spec §5.1).
   const message =
     result.outcome !== 'ok'
       ? result.message
@@ -80,7 +80,7 @@ export const toNotification = (run: HookRun, event: HookEvent): HookNotification
 
 export const toDecision = (seq: number, event: HookEvent, verdict: Verdict): HookDecision => {
   // Key by key, not five conditional spreads: the spreads made row 3a (events without hooks) 1.16×
-  // slower. Keys in wire order (SPEC §5.2); `decision` and `hooks` follow `tool_use_id`.
+  // slower. Keys in wire order (spec §5.2); `decision` and `hooks` follow `tool_use_id`.
   const decision = {
     type: 'hook_decision',
     seq,
@@ -130,7 +130,7 @@ const encodeFallback = (line: OutputLine, error: unknown): string => {
 
 /**
  * One output line as JSONL text (no trailing newline). Never throws. U+2028 and U+2029 are written
- * as `\u2028` and `\u2029` (SPEC §6): JSON allows them raw, but some readers split lines there.
+ * as `\u2028` and `\u2029` (spec §6): JSON allows them raw, but some readers split lines there.
  */
 export const encodeLine = (line: OutputLine): string => {
   let text: string;

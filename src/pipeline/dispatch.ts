@@ -77,7 +77,7 @@ export const createDispatcher = (
     for (const call of pending.splice(0)) call.reject(error);
   };
   // With an error handler: an error inside the engine must reach the pending calls as rejections,
-  // never the host as an uncaught exception (SPEC §7). The pipeline answers every event, so this
+  // never the host as an uncaught exception (spec §7). The pipeline answers every event, so this
   // handler is the last line of defence, not a path taken in normal operation.
   const streams = hookPipeline(registry, deps, { ...options, concurrency: 'sequential' })(input);
   const subscription: Subscription = streams.output$.subscribe({

@@ -197,7 +197,7 @@ type ChainAudit = Omit<EventAudit, 'observersOf'>;
 
 /**
  * One input item's lines, inside the per-event error boundary: matching, running, folding and
- * building lines. Nothing that throws for one event reaches the stream (SPEC §7).
+ * building lines. Nothing that throws for one event reaches the stream (spec §7).
  */
 const runItem = (
   item: Admitted,
@@ -290,7 +290,7 @@ export const hookPipeline =
       };
       const registries = followRegistry(registry);
       const run = registries.run(runJob, audit);
-      // An error of input$ waits until every event admitted before it has its answer (SPEC §7).
+      // An error of input$ waits until every event admitted before it has its answer (spec §7).
       let inputError: { readonly error: unknown } | undefined;
       const lines$ = input$.pipe(
         catchError((error: unknown) => {

@@ -40,7 +40,7 @@ export class SessionClosedError extends Error {
 /**
  * A long-lived engine for a host's own RxJS loop, made by `createSession`: one event in, that
  * event's lines out, with `seq` counting across calls. It holds what the run holds (running hook
- * processes, and the processes of persistent hooks, SPEC §8) until `close()`.
+ * processes, and the processes of persistent hooks, spec §8) until `close()`.
  */
 export interface Session {
   /**

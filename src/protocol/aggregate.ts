@@ -16,7 +16,7 @@ export interface HookRun {
   readonly durationMs: number;
 }
 
-/** One line of a decision's `hooks` list (SPEC §5.2). */
+/** One line of a decision's `hooks` list (spec §5.2). */
 export interface HookReport {
   readonly name: string;
   readonly source: string;
@@ -39,7 +39,7 @@ export interface Verdict {
 const PRECEDENCE: readonly Decision[] = ['block', 'ask', 'allow'];
 
 /**
- * The conversation text of a hook's specific output (SPEC §4.3): `additional_context` when it is a
+ * The conversation text of a hook's specific output (spec §4.3): `additional_context` when it is a
  * string, else `additionalContext` when that is one (as cosh-core picks it).
  */
 const contextOf = (specific: Readonly<Record<string, unknown>>): string | undefined => {
@@ -104,7 +104,7 @@ const skippedReport = (hook: HookIdentity): HookReport => ({
 
 /**
  * Folds the hooks that ran (in chain order) and the ones skipped after a block into the final
- * decision (SPEC §4.6): block > ask > allow > none; reason and systemMessage from the deciding
+ * decision (spec §4.6): block > ask > allow > none; reason and systemMessage from the deciding
  * hook; context joined with "\n"; hookSpecificOutput deep-merged in chain order.
  */
 export const aggregate = (runs: readonly HookRun[], skipped: readonly HookIdentity[] = []): Verdict => {

@@ -12,7 +12,7 @@ const SPELLINGS: Readonly<Record<string, Decision>> = {
 };
 
 /**
- * Normalizes a hook's `decision` field (SPEC §4.3): aliases, any letter case, and the pass-through
+ * Normalizes a hook's `decision` field (spec §4.3): aliases, any letter case, and the pass-through
  * spellings (absent, `null`, `""`, `"none"`). Returns `undefined` for anything else.
  */
 export const normalizeDecision = (value: unknown): Decision | undefined => {

@@ -9,7 +9,7 @@ export const failClosedReason = (hookName: string, result: HookFailure): string 
   firstNonBlankLine(result.stderr) ?? `hook "${hookName}" failed closed: ${result.message}`;
 
 /**
- * The decision a hook's result counts as for `event` (SPEC §4.5, §4.6): a decision the event does
+ * The decision a hook's result counts as for `event` (spec §4.5, §4.6): a decision the event does
  * not intercept is pass-through; a failure is pass-through, or block when the hook is fail_closed
  * and the event intercepts block.
  */

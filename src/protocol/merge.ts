@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH, isJsonObject, type JsonObject } from '../events/untrusted.js';
 
 /**
- * Deep merge for `hookSpecificOutput` (SPEC §4.6): objects merge key by key, any other value
+ * Deep merge for `hookSpecificOutput` (spec §4.6): objects merge key by key, any other value
  * (arrays included) replaces; the later argument wins. Inputs are never mutated, and keys such as
  * `__proto__` are copied as data, never as a prototype. Recursion stops at `maxDepth` levels (the
  * outer objects are level 1): objects at that level still merge key by key, but their own object

@@ -9,7 +9,7 @@ import type { Result } from '../result.js';
  */
 
 /**
- * What a hook may print on stdout (SPEC §4.3). Both spellings of a key are accepted (cosh-core's
+ * What a hook may print on stdout (spec §4.3). Both spellings of a key are accepted (cosh-core's
  * snake_case and the camelCase of Claude-style hooks); when both are present the snake_case one is
  * used, as for `additional_context`. `continue`, `stopReason`/`stop_reason` and
  * `suppressOutput`/`suppress_output` are accepted and ignored, whatever their type, like every other

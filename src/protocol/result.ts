@@ -2,9 +2,9 @@ import type { Decision } from '../events/names.js';
 import type { HookOutput } from './output.js';
 
 /**
- * Why a hook failed (SPEC §4.4); `exception` is an in-process function hook that threw or errored;
+ * Why a hook failed (spec §4.4); `exception` is an in-process function hook that threw or errored;
  * `queue_timeout` is a hook that never got its turn: the wait for a process slot or for a
- * persistent hook's queue outlasted its bound (SPEC §4.2). It is not the hook's own `timeout`.
+ * persistent hook's queue outlasted its bound (spec §4.2). It is not the hook's own `timeout`.
  */
 export const FAILURE_KINDS = [
   'timeout',
@@ -16,7 +16,7 @@ export const FAILURE_KINDS = [
   'output_too_large',
   'exception',
 ] as const;
-/** Why a hook failed: `spawn`, `exit`, `timeout`, `invalid_output`, … (SPEC §4.5). */
+/** Why a hook failed: `spawn`, `exit`, `timeout`, `invalid_output`, … (spec §4.5). */
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 /** A hook that answered: its normalized output. */

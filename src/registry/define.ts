@@ -32,7 +32,7 @@ export type HookDefinition = {
   | {
       readonly command: string;
       readonly env?: Readonly<Record<string, string>>;
-      /** One long-running process answers every event (SPEC §8). Default false. */
+      /** One long-running process answers every event (spec §8). Default false. */
       readonly persistent?: boolean;
     }
 );
@@ -40,7 +40,7 @@ export type HookDefinition = {
 /** Hook definitions per event name, in chain order: the argument of `defineHooks`. */
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
 
-/** A hook's timeout bounds in milliseconds (SPEC §2), for every source: config, manifest, code. */
+/** A hook's timeout bounds in milliseconds (spec §2), for every source: config, manifest, code. */
 export const MIN_TIMEOUT_MS = 1;
 export const MAX_TIMEOUT_MS = 600_000;
 
@@ -121,7 +121,7 @@ export const commandHookOf = (
   ...(fields.origin !== undefined && { origin: fields.origin }),
 });
 
-/** The definition's matcher compiled as RE2 (SPEC §4.1); a pattern RE2 refuses is a problem naming the hook. */
+/** The definition's matcher compiled as RE2 (spec §4.1); a pattern RE2 refuses is a problem naming the hook. */
 const toMatcher = (
   definition: HookDefinition,
   where: string,
@@ -163,7 +163,7 @@ const toHook = (definition: HookDefinition, source: string, where: string, probl
 
 /**
  * Builds a registry from plain definitions, for hosts that register hooks in code. Function hooks
- * get the source `inline`. A matcher is RE2 syntax (SPEC §4.1): a string, or a RegExp whose
+ * get the source `inline`. A matcher is RE2 syntax (spec §4.1): a string, or a RegExp whose
  * source and `i`/`m`/`s` flags are compiled as RE2 (the RegExp itself never runs). One that RE2
  * refuses (invalid, or needing backtracking) throws here, at definition time, never later in the
  * stream; so does a timeout that is not an integer 1..600000. One `HookDefinitionError` lists

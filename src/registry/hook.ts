@@ -17,7 +17,7 @@ export interface HookBase {
    * ships events elsewhere. Its output is redacted either way.
    */
   readonly redact?: boolean;
-  /** Tested against `tool_name` (and its alias) on tool events; absent = every tool (SPEC §4.1). */
+  /** Tested against `tool_name` (and its alias) on tool events; absent = every tool (spec §4.1). */
   readonly matcher?: ToolMatcher;
   /** False when turned off by a state file or `[hooks] enabled = false`; kept so `list` can show it. */
   readonly enabled: boolean;
@@ -46,7 +46,7 @@ export interface CommandHook extends HookBase {
   readonly env: Readonly<Record<string, string>>;
   /**
    * One long-running process answers every event of this hook, a JSON line in and a line out
-   * (SPEC §8), instead of a process per event.
+   * (spec §8), instead of a process per event.
    */
   readonly persistent: boolean;
   /** Folder of the extension that shipped the hook: `list` shows it, the hook gets `COSH_EXTENSION_PATH`. */
@@ -63,7 +63,7 @@ export interface CommandHook extends HookBase {
 }
 
 /**
- * The `decision` spellings an in-process hook may return (SPEC §4.3): `approve` means `allow`,
+ * The `decision` spellings an in-process hook may return (spec §4.3): `approve` means `allow`,
  * `deny` and `reject` mean `block`; `none`, `""`, `null` or no decision at all mean pass-through.
  * The type lists the lowercase spellings; at run time any letter case is accepted, as from a
  * command hook.
@@ -71,7 +71,7 @@ export interface CommandHook extends HookBase {
 export type HookDecisionSpelling = Decision | 'approve' | 'deny' | 'reject' | '' | null;
 
 /**
- * The answer object of an in-process hook: the fields of a command hook's JSON output (SPEC §4.3),
+ * The answer object of an in-process hook: the fields of a command hook's JSON output (spec §4.3),
  * typed, so that `{ decision: 'maybe' }` or a misspelt field does not compile.
  */
 export interface HookAnswer {
@@ -114,7 +114,7 @@ export interface FunctionHook extends HookBase {
 /** A resolved hook, as the registry holds it. */
 export type Hook = CommandHook | FunctionHook;
 
-/** Every hook per event, in chain order (SPEC §4): what config loading produces and the engine consumes. */
+/** Every hook per event, in chain order (spec §4): what config loading produces and the engine consumes. */
 export type Registry = Readonly<Record<EventName, readonly Hook[]>>;
 
 /** A hook's timeout when none is configured, in milliseconds. */

@@ -5,7 +5,7 @@ import { describeThrown } from '../events/untrusted.js';
 /**
  * Tool-name aliases, as in cosh-core (`HookSystem::tool_name_alias` in
  * alibaba/anolisa `cosh-core/src/hook.rs`): cosh-core's own tool names and copilot-shell's
- * standard ones. A matcher that matches either name of a pair matches both (SPEC §4.1), so an
+ * standard ones. A matcher that matches either name of a pair matches both (spec §4.1), so an
  * extension written for `run_shell_command` guards a host that calls the tool `shell`.
  */
 export const TOOL_NAME_ALIASES: ReadonlyMap<string, string> = new Map([
@@ -17,7 +17,7 @@ export const TOOL_NAME_ALIASES: ReadonlyMap<string, string> = new Map([
   ['todo_write', 'todo'],
 ]);
 
-/** A compiled tool-name matcher (SPEC §4.1): RE2 syntax, unanchored, linear time, aliases included. */
+/** A compiled tool-name matcher (spec §4.1): RE2 syntax, unanchored, linear time, aliases included. */
 export interface ToolMatcher {
   /** The pattern as written, for listings. */
   readonly source: string;
@@ -30,7 +30,7 @@ export interface ToolMatcher {
 /** The matcher (`undefined` for one that matches every tool), or why the pattern is refused. */
 export type CompiledMatcher = Result<ToolMatcher | undefined>;
 
-/** `""` and `"*"` match every tool (SPEC §4.1): the same as no matcher at all. */
+/** `""` and `"*"` match every tool (spec §4.1): the same as no matcher at all. */
 export const matchesEveryTool = (matcher: string): boolean => matcher === '' || matcher === '*';
 
 // Answers per tool name are cached: a host has a few dozen tools, and re2js costs ~0.3 µs a test

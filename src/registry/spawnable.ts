@@ -1,5 +1,5 @@
 /**
- * Whether configured text can be given to a process at all (SPEC §4.2, issue 10 class 6). A hook
+ * Whether configured text can be given to a process at all (spec §4.2, issue 10 class 6). A hook
  * whose command or `env` value cannot be passed never starts: every run would be a `spawn` failure
  * (a pass-through, or a block under fail_closed), which `validate` would not have told. So such
  * values are configuration errors, in every source (config file, manifest, `defineHooks`). Pure.

@@ -319,7 +319,7 @@ describe('cosh-hooks with a config file written for cosh-core', () => {
     ]);
   });
 
-  it('an invalid env name in config.toml is a configuration error (SPEC §2), not dropped as cosh-core does', async () => {
+  it('an invalid env name in config.toml is a configuration error (spec §2), not dropped as cosh-core does', async () => {
     const bad = sandbox(
       ['[[hooks.PreToolUse]]', 'name = "g"', 'command = "true"', 'env = { "1BAD" = "x" }', ''].join('\n'),
     );

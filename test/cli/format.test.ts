@@ -243,7 +243,7 @@ describe('validate names the hooks that receive a redacted copy of the event', (
   });
 });
 
-describe('the mode of a hook (SPEC §8)', () => {
+describe('the mode of a hook (spec §8)', () => {
   const mixed = defineHooks(
     {
       PreToolUse: [

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from './helpers.js';
 
-/** cosh-core's snake_case output keys through the binary (SPEC §4.3, issue 12). */
+/** cosh-core's snake_case output keys through the binary (spec §4.3, issue 12). */
 const box = sandbox(
   [
     hookTable('PreToolUse', {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from './helpers.js';
 
-/** Secret redaction as a host sees it (SPEC §4.7), through the built binary. */
+/** Secret redaction as a host sees it (spec §4.7), through the built binary. */
 
 const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
 const BEARER = 'abc123def456ghi789';

@@ -222,7 +222,7 @@ describe('Gemini CLI hooks, unchanged', () => {
   });
 
   // cosh's "shell" reaches this hook as "run_shell_command" (test/unit/dialects); whether the
-  // matcher "run_shell_command" selects a "shell" call is the tool-alias rule of SPEC §4.1.
+  // matcher "run_shell_command" selects a "shell" call is the tool-alias rule of spec §4.1.
   it('BeforeTool shell guard (run_shell_command): exit 2 blocks with stderr, GEMINI_PROJECT_DIR set', async () => {
     expect(
       await decide(gemini, {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from '../cli/helpers.js';
 
 /**
- * Issue 10 class 7 and issue 12 item 1 (SPEC 4.1): matchers are RE2 patterns matched in linear
+ * Issue 10 class 7 and issue 12 item 1 (spec §4.1): matchers are RE2 patterns matched in linear
  * time, what needs backtracking is a configuration error naming the matcher, and a matcher also
  * matches a tool's other name (cosh-core's aliases). Drives the built binary.
  */

@@ -11,7 +11,7 @@ import { commandHook, createTestScheduler, event, fakeExecutor, testDeps } from 
 import { cli, hookTable, jsonl, jsonLines, sandbox, withoutTimes } from '../cli/helpers.js';
 
 /**
- * Hook output nested deeper than 512 levels is `invalid_output` (SPEC §4.3), and nothing in the
+ * Hook output nested deeper than 512 levels is `invalid_output` (spec §4.3), and nothing in the
  * engine recurses over hook-controlled data without a bound: decoding, merging, writing, `fire`.
  * Built as text or in loops: a recursive builder would itself overflow at these depths.
  */
@@ -30,7 +30,7 @@ const deepObject = (levels: number, tag: string): Record<string, unknown> => {
 
 const prompt = (text: string) => event('UserPromptSubmit', { session_id: 's', prompt: text });
 
-describe('deep hook output is invalid_output (SPEC §4.3)', () => {
+describe('deep hook output is invalid_output (spec §4.3)', () => {
   it('512 levels are accepted, 513 are not, counting the output object as level 1', () => {
     // output object (1) > hookSpecificOutput (2) > 510 more objects = 512 levels.
     const at512 = `{"hookSpecificOutput":${deepObjectText(511)}}`;

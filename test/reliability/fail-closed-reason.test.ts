@@ -8,7 +8,7 @@ import { defineHooks } from '../../src/registry/define.js';
 import { event } from '../../src/testing/index.js';
 
 /**
- * SPEC §4.5: a fail_closed hook blocks with the first non-blank line it wrote to stderr, however
+ * spec §4.5: a fail_closed hook blocks with the first non-blank line it wrote to stderr, however
  * much it wrote after it (more than the 64 KiB tail the executor keeps).
  */
 
@@ -23,7 +23,7 @@ const pre = () => {
 
 const DEBUG_LINES = `i=0; while [ $i -lt 10000 ]; do echo "debug: step $i of the scan, nothing to see" >&2; i=$((i+1)); done`;
 
-describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
+describe('fail_closed reason after a flood of stderr (spec §4.5)', () => {
   it.each([
     [
       'exit 1',
@@ -60,7 +60,7 @@ describe('fail_closed reason after a flood of stderr (SPEC §4.5)', () => {
   });
 });
 
-describe('fail_closed reason of a persistent hook after a flood of stderr (SPEC §4.5, §8)', () => {
+describe('fail_closed reason of a persistent hook after a flood of stderr (spec §4.5, §8)', () => {
   const reason = 'refused: the command reads ~/.ssh';
   it.each([
     [

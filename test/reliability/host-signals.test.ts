@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isGone, liveGroupMembers, sleep, waitFor } from '../../bench/procfs.js';
 
 /**
- * Signals to `cosh-hooks run` (and `fire`) while hooks run (SPEC §6): SIGINT, SIGTERM, SIGHUP and
+ * Signals to `cosh-hooks run` (and `fire`) while hooks run (spec §6): SIGINT, SIGTERM, SIGHUP and
  * SIGQUIT kill the running hook groups, every decision already made was written, the process
  * exits with 128 + the signal number, and a second signal while it stops kills the groups at once.
  * Drives the built binary (`npm test` builds first).

@@ -14,7 +14,7 @@ import {
 } from '../../src/testing/index.js';
 
 /**
- * The library never throws into its host (SPEC §7): hostile event objects get their error as a
+ * The library never throws into its host (spec §7): hostile event objects get their error as a
  * value (`dispatch` resolves with `error`), an engine error never reaches RxJS's unhandled-error hook or the process,
  * and an error of `input$` waits for the decisions owed to events admitted before it.
  */

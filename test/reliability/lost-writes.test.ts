@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, finished, hookTable, jsonl, prints, sandbox, start } from '../cli/helpers.js';
 
 /**
- * Issue 10 class 10 (SPEC §6): an answer that cannot be written (stdout on a full device, or a
+ * Issue 10 class 10 (spec §6): an answer that cannot be written (stdout on a full device, or a
  * reader that closed its end) ends the command with a message on stderr and exit status 1, never
  * a silent 0.
  */

@@ -10,7 +10,7 @@ import { processExecutor, resultOnly } from '../../src/exec/index.js';
 import type { CommandHook } from '../../src/registry/hook.js';
 
 /**
- * SPEC §3: `${extensionPath}` and `${workspacePath}` are data, never shell code. Real folders with
+ * spec §3: `${extensionPath}` and `${workspacePath}` are data, never shell code. Real folders with
  * hostile names, a real manifest, real sh hooks that write their argv to a file: each hook must
  * get exactly the path as one word, and nothing in a name may run (a canary file must not appear).
  */
@@ -21,7 +21,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const CANARY = 'pwned';
 
-/** Whether the scratch folder itself is pasted as is (SPEC §3): not when TMPDIR holds a space. */
+/** Whether the scratch folder itself is pasted as is (spec §3): not when TMPDIR holds a space. */
 const PLAIN_SCRATCH = /^[A-Za-z0-9_./,:@%+=-]+$/.test(scratch);
 
 /** Folder names an attacker might choose for an extension install folder or a workspace. */
@@ -54,7 +54,7 @@ const expectedArgv = (ext: string, ws: string): Record<string, string[]> => ({
   comment: [ext],
 });
 
-describe('substituted paths are data, never shell code (SPEC §3)', () => {
+describe('substituted paths are data, never shell code (spec §3)', () => {
   const executor = processExecutor();
 
   it.each(NAMES.map(([what, name], index) => [what, name, index] as const))(

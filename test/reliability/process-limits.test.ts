@@ -10,7 +10,7 @@ import { BIN, finished, hookTable, jsonl, jsonLines, sandbox } from '../cli/help
 import { sleep } from '../../bench/procfs.js';
 
 /**
- * SPEC §4.2: at most a bounded number of hook processes run at once (per-session concurrency
+ * spec §4.2: at most a bounded number of hook processes run at once (per-session concurrency
  * included), and when the system refuses a process or a pipe the hook waits and starts later,
  * within its own timeout; the engine never crashes on it.
  */

@@ -4,7 +4,7 @@ import { decodeHookOutputValue } from '../../src/protocol/decode-output.js';
 import { REDACTED, redactJson, redactOutput, redactText } from '../../src/protocol/redact/index.js';
 
 /*
- * Secret redaction (SPEC §4.7) under random and hostile input. No timing assertions: a pattern
+ * Secret redaction (spec §4.7) under random and hostile input. No timing assertions: a pattern
  * that backtracks catastrophically would not finish a 10 MB input in this test's timeout (it would
  * take hours), and one that recursed or looped per character would overflow the stack.
  */
@@ -14,7 +14,7 @@ const token = (alphabet: string, min: number, max: number) =>
 const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-/** [text holding a secret, the secret]: each shape SPEC §4.7 names. */
+/** [text holding a secret, the secret]: each shape spec §4.7 names. */
 const planted = fc.oneof(
   token(ALNUM, 12, 40).map((s) => [`Authorization: Bearer ${s}`, s]),
   token(ALNUM, 12, 40).map((s) => [`bearer ${s}`, s]),

@@ -12,7 +12,7 @@ import { commandHookOf, defineHooks } from '../../src/registry/define.js';
 import { cli, sandbox } from '../cli/helpers.js';
 
 /**
- * SPEC §4.2: event data never makes a hook fail to start. An event value that cannot be an
+ * spec §4.2: event data never makes a hook fail to start. An event value that cannot be an
  * environment value (a NUL byte, more than 32 KiB) is left out of the environment; the event on
  * stdin stays whole. And every hook gets the engine's variables (§3, §4.2).
  */
@@ -42,7 +42,7 @@ const HOSTILE_SESSIONS: readonly [string, string][] = [
   ['32 KiB + 1 byte of multi-byte text', 'é'.repeat(16_384) + 'x'],
 ];
 
-describe('event values that cannot be environment values (SPEC §4.2)', () => {
+describe('event values that cannot be environment values (spec §4.2)', () => {
   it.each(HOSTILE_SESSIONS)(
     'a session_id with %s: a fail_closed blocking guard still runs and blocks',
     async (_what, sessionId) => {
@@ -101,7 +101,7 @@ describe('event values that cannot be environment values (SPEC §4.2)', () => {
   });
 });
 
-describe("the engine's variables (SPEC §3, §4.2)", () => {
+describe("the engine's variables (spec §3, §4.2)", () => {
   it('COSH_RUNTIME, COSH_HOOKS_VERSION, COSH_WORKSPACE_PATH, COSH_EXTENSION_PATH win over the env of the hook and the host', async () => {
     const hook = commandHookOf(
       {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../cli/helpers.js';
 
 /**
- * Issue 10 class 8 (SPEC §2): config.toml, manifests and state files must be regular files (a
+ * Issue 10 class 8 (spec §2): config.toml, manifests and state files must be regular files (a
  * symbolic link to one is fine) of at most 4 MiB, in UTF-8. A FIFO, a device, a directory, a huge
  * file or bytes that are not UTF-8 are an error for the config file and a warning for a manifest or
  * a state file, and reading never blocks nor loads unbounded data. Both the library (`loadHooks`,

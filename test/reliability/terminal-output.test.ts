@@ -4,7 +4,7 @@ import { printable, printableJson, printableLine } from '../../src/cli/format.js
 import { cli, hookTable, prints, sandbox } from '../cli/helpers.js';
 
 /**
- * Issue 10 class 11 (SPEC §6): `list` and `fire` print text from hooks and configs with control
+ * Issue 10 class 11 (spec §6): `list` and `fire` print text from hooks and configs with control
  * characters escaped, so a hook cannot retitle the terminal, rewrite what is shown, or reorder it
  * with bidirectional controls.
  */

@@ -108,7 +108,7 @@ describe('timestamps must be real calendar dates', () => {
   });
 });
 
-describe('additional_context and additionalContext (SPEC §4.3)', () => {
+describe('additional_context and additionalContext (spec §4.3)', () => {
   const run = (hookSpecificOutput: Record<string, unknown>): HookRun => ({
     hook: { name: 'h', source: 'config' },
     result: success({ decision: 'none', hookSpecificOutput }),
@@ -128,7 +128,7 @@ describe('additional_context and additionalContext (SPEC §4.3)', () => {
   });
 });
 
-describe('U+2028 and U+2029 are escaped in output lines (SPEC §6)', () => {
+describe('U+2028 and U+2029 are escaped in output lines (spec §6)', () => {
   it('encodeLine writes them as \\u2028 and \\u2029, and the line still parses to the same text', () => {
     const message = 'line\u2028separator\u2029paragraph';
     const notification: HookNotification = {

@@ -6,7 +6,7 @@ import { createSession, defineHooks, type HookAnswer, type HookEvent, type HookF
 import { fakeExecutor, testDeps } from 'cosh-hooks/testing';
 
 describe('in-process hook answers are typed', () => {
-  it('accepts every decision spelling of SPEC §4.3 and rejects anything else at compile time', async () => {
+  it('accepts every decision spelling of spec §4.3 and rejects anything else at compile time', async () => {
     expectTypeOf<HookAnswer['decision']>().toEqualTypeOf<
       'allow' | 'approve' | 'block' | 'deny' | 'reject' | 'ask' | 'none' | '' | null | undefined
     >();

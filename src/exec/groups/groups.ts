@@ -2,8 +2,8 @@
  * The process groups of command hooks this process still answers for: hooks that are running, and
  * hooks that were cancelled and wait for their SIGKILL after the grace period, and persistent hook
  * processes. A CLI that gets a second signal while it stops kills them at once instead of waiting
- * (SPEC §6). A hook that exited by itself leaves the set: what it left running in the background
- * is not ours to kill (SPEC §4.2).
+ * (spec §6). A hook that exited by itself leaves the set: what it left running in the background
+ * is not ours to kill (spec §4.2).
  *
  * `onRelease` runs when a group leaves the set: a process started through the spawn helper tells
  * the helper then that the group is no longer to be killed if this host dies.

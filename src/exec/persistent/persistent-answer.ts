@@ -8,7 +8,7 @@ import type { Dialect } from '../../registry/dialect.js';
 import { classifyProcess, formatBytes, type Termination } from '../process/classify.js';
 
 /*
- * The pure half of persistent hooks (SPEC §8): what an answer line, a death or a restart back-off
+ * The pure half of persistent hooks (spec §8): what an answer line, a death or a restart back-off
  * means. `persistent.ts` does the I/O and asks these functions what to report.
  */
 

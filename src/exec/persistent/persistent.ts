@@ -29,7 +29,7 @@ import {
 import type { CommandExecutor, ExecutorRun, HookEmission, RunScopedExecutor } from '../port.js';
 import { notStartedTermination, type ProcessHandle, type Spawner } from '../process/spawn.js';
 
-/** Options of the persistent hook processes (SPEC §8) that `processExecutor` runs. */
+/** Options of the persistent hook processes (spec §8) that `processExecutor` runs. */
 export interface PersistentHookOptions extends SpawnHelperOptions {
   /** Delay between closing stdin (run end) or SIGTERM (timeout, cancel) and SIGKILL. Default 500 ms. */
   readonly killGraceMs?: number;
@@ -37,7 +37,7 @@ export interface PersistentHookOptions extends SpawnHelperOptions {
   readonly stdoutLimit?: number;
   /** stderr bytes kept per request (the tail), for messages and fail_closed. Default 64 KiB. */
   readonly stderrLimit?: number;
-  /** Working folder of persistent processes (SPEC §8: the workspace). Default the host's cwd. */
+  /** Working folder of persistent processes (spec §8: the workspace). Default the host's cwd. */
   readonly workspace?: string;
   /** How restarts of a hook that keeps dying are spaced. Default 100 ms doubling up to 10 s. */
   readonly backoff?: Backoff;
@@ -99,7 +99,7 @@ const listenToHost = (): void => {
 
 const track = (pgid: number, handle: () => ProcessHandle | undefined): void => {
   liveGroups.add(pgid);
-  // Also owned in the process-wide set: a second signal to the CLI kills it at once (SPEC §6).
+  // Also owned in the process-wide set: a second signal to the CLI kills it at once (spec §6).
   ownGroup(pgid, () => handle()?.release());
 };
 
@@ -139,7 +139,7 @@ interface Request {
 /**
  * The stderr a request's failure keeps: the tail, led by the first non-blank line written since the
  * request when the tail no longer holds it, so a fail_closed reason is that line however much the
- * hook wrote after it (SPEC §4.5, §8), as for a process per event.
+ * hook wrote after it (spec §4.5, §8), as for a process per event.
  */
 const requestStderr = (request: Request): string =>
   keptStderr({
@@ -224,7 +224,7 @@ class PersistentHook {
     return () => this.withdraw(request);
   }
 
-  /** Ends the run: stdin closed, `killGraceMs` to exit, then the group is killed (SPEC §8). */
+  /** Ends the run: stdin closed, `killGraceMs` to exit, then the group is killed (spec §8). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -527,7 +527,7 @@ class PersistentPool {
 }
 
 /**
- * Adds persistent hooks (SPEC §8) to an executor: command hooks with `persistent: true` are
+ * Adds persistent hooks (spec §8) to an executor: command hooks with `persistent: true` are
  * answered by one long-running process per hook and run, everything else goes to `perEvent`.
  *
  * - The process starts at the first event that reaches the hook: own process group, cwd = the

@@ -34,7 +34,7 @@ const MESSAGE_LINE_MAX = 200;
 
 /**
  * The first non-blank stderr line, shortened so a notification stays one readable line; secrets
- * are redacted before the cut, so none is left half visible (SPEC §4.7).
+ * are redacted before the cut, so none is left half visible (spec §4.7).
  */
 const firstLine = (text: string): string | undefined => {
   const found = firstNonBlankLine(text);
@@ -81,7 +81,7 @@ const shellStartFailure = (exitCode: number, stderr: string): string | undefined
 
 /**
  * The stderr a failure keeps: the tail, led by the stream's first non-blank line when the tail no
- * longer starts with it. So the failure's detail and a fail_closed reason (SPEC §4.5) are always
+ * longer starts with it. So the failure's detail and a fail_closed reason (spec §4.5) are always
  * the first line the hook wrote, however much it wrote after it.
  */
 export const keptStderr = ({
@@ -102,7 +102,7 @@ const extras = (termination: Termination, stderr: string): Omit<HookFailure, 'ou
 };
 
 /**
- * Turns what a hook process produced into its `HookResult` (SPEC §4.3, §4.4). Pure. Checked in
+ * Turns what a hook process produced into its `HookResult` (spec §4.3, §4.4). Pure. Checked in
  * this order, first match wins:
  *
  * 1. never started, or lost with the spawn helper → `spawn`;

@@ -104,7 +104,7 @@ const PLAIN_FIRST_WORD = /^[A-Za-z0-9_./,:@%+-]+$/;
 const PLAIN_WORD = /^[A-Za-z0-9_./,:@%+=-]+$/;
 
 /**
- * How to run a hook command (SPEC §4.2). A command with no shell syntax at all (plain words
+ * How to run a hook command (spec §4.2). A command with no shell syntax at all (plain words
  * separated by spaces, not starting with a shell keyword or builtin) is executed directly: sh would
  * only split it on spaces and run it, so the result is the same with one process fewer. That saves
  * about 0.7 ms per hook here (dash does not replace itself with the last command), and lets a

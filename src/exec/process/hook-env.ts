@@ -3,7 +3,7 @@ import type { HookEvent } from '../../events/codecs.js';
 import type { CommandHook } from '../../registry/hook.js';
 import { packageVersion } from '../../version.js';
 
-/** Longest value, in UTF-8 bytes, that an event may put into a hook's environment (SPEC §4.2). */
+/** Longest value, in UTF-8 bytes, that an event may put into a hook's environment (spec §4.2). */
 export const ENV_VALUE_MAX_BYTES = 32 * 1024;
 
 /**
@@ -62,7 +62,7 @@ const hookVariables = (hook: CommandHook, cwd: string): EngineVariables => {
   return env;
 };
 
-/** The engine's own variables for one hook run (SPEC §3, §4.2). */
+/** The engine's own variables for one hook run (spec §3, §4.2). */
 export const engineVariables = (hook: CommandHook, event: HookEvent, cwd: string): EngineVariables => {
   const env = hookVariables(hook, cwd);
   put(env, 'COSH_HOOK_EVENT', event.hook_event_name);
@@ -99,7 +99,7 @@ export const hookEnvironment = (
 };
 
 /**
- * A persistent hook's environment (SPEC §8): as `hookEnvironment`, without the per-event variables
+ * A persistent hook's environment (spec §8): as `hookEnvironment`, without the per-event variables
  * (`COSH_HOOK_EVENT`, `COSH_SESSION_ID`: one process answers many events and sessions), plus
  * `COSH_HOOK_PERSISTENT=1`. An inherited value of a per-event variable is removed too.
  */

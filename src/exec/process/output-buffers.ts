@@ -2,8 +2,8 @@ import { redactCutTail } from '../../protocol/redact/index.js';
 
 /**
  * The bounded buffers a hook's pipes are read into, shared by per-event and persistent hooks:
- * the head of stdout (its cap, SPEC §4.2), the tail of stderr (what a failure message quotes) and
- * the first stderr line (a fail_closed reason, SPEC §4.5).
+ * the head of stdout (its cap, spec §4.2), the tail of stderr (what a failure message quotes) and
+ * the first stderr line (a fail_closed reason, spec §4.5).
  */
 
 /** Keeps the first `limit` bytes and notes whether more came. */

@@ -34,7 +34,7 @@ export interface ProcessExecutorOptions extends SpawnHelperOptions {
   readonly stderrLimit?: number;
   /**
    * Hook processes of this executor running at once; more wait for one to end, within their own
-   * timeout (SPEC §4.2). Default 32.
+   * timeout (spec §4.2). Default 32.
    */
   readonly maxProcesses?: number;
 }
@@ -68,7 +68,7 @@ const eventLine = (event: HookEvent): Buffer => {
   return line;
 };
 
-/** The event's folder when it is an existing directory, else the host's (SPEC §4.2). */
+/** The event's folder when it is an existing directory, else the host's (spec §4.2). */
 const hookCwd = (cwd: string | undefined): string => {
   if (cwd === undefined || cwd === '') return process.cwd();
   try {
@@ -78,7 +78,7 @@ const hookCwd = (cwd: string | undefined): string => {
   }
 };
 
-/** The system refused a process or a pipe for now: wait and try again (SPEC §4.2). */
+/** The system refused a process or a pipe for now: wait and try again (spec §4.2). */
 const REFUSALS = new Set(['EMFILE', 'ENFILE', 'EAGAIN']);
 
 /**
@@ -230,7 +230,7 @@ class EventProcess {
         }
         this.handle = undefined;
         if (REFUSALS.has(errorCode(error) ?? '')) {
-          // The system refused a process or a pipe for now: first in line again (SPEC §4.2).
+          // The system refused a process or a pipe for now: first in line again (spec §4.2).
           hold.drop();
           this.cancelWait = this.slots.refused(() => this.start());
           return;
@@ -318,7 +318,7 @@ class EventProcess {
 }
 
 /**
- * Command hooks as one process per event (SPEC §4.2–4.5): runs a command hook as a process in its
+ * Command hooks as one process per event (spec §4.2–4.5): runs a command hook as a process in its
  * own process group and emits its classified `HookResult`.
  *
  * - Cold: spawns on subscribe; emits progress notices (`queued` then `started`: it had to wait to

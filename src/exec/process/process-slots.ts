@@ -6,7 +6,7 @@ const MAX_BACKOFF_MS = 1000;
 type Start = () => void;
 
 /**
- * The bound on concurrent hook processes of one executor (SPEC §4.2), and the wait when the system
+ * The bound on concurrent hook processes of one executor (spec §4.2), and the wait when the system
  * refuses a process or a pipe (EMFILE, ENFILE, EAGAIN).
  *
  * - `take(start)` calls `start` at once when a slot is free and nobody queues before it, else

@@ -12,7 +12,7 @@ const warningsOf = (text: string) =>
   decodeConfigText(text, FILE).warnings.map(({ file: _file, ...rest }) => rest);
 
 describe('decodeConfigText: valid files', () => {
-  it('resolves the SPEC example to a command hook with every field', () => {
+  it('resolves the spec example to a command hook with every field', () => {
     const result = decodeConfigText(
       toml(
         '[hooks]',

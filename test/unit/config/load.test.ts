@@ -330,7 +330,7 @@ describe('loadHooks: user and system extensions', () => {
     ]);
     const commands = result.registry.PreToolUse.map((hook) => (hook.kind === 'command' ? hook.command : ''));
     // A plain path is pasted as is; one with other characters (a TMPDIR with a space) becomes the
-    // expansion of the variable the hook gets it in (SPEC §3).
+    // expansion of the variable the hook gets it in (spec §3).
     const inCommand = (path: string, variable: string) =>
       /^[A-Za-z0-9_./,:@%+=-]+$/.test(path) ? path : `"\${${variable}}"`;
     const secCore = inCommand(join(systemDir, 'agent-sec-core'), 'COSH_EXTENSION_PATH');

@@ -36,7 +36,7 @@ const registry = defineHooks({
     { name: 'off', command: 'x', enabled: false },
     { name: 'no-matcher', run: () => undefined },
   ],
-  // Not a tool event: the matcher does not apply (SPEC §4.1), both hooks run.
+  // Not a tool event: the matcher does not apply (spec §4.1), both hooks run.
   Stop: [
     { name: 'stop-with-matcher', command: 'x', matcher: '^never$' },
     { name: 'stop', command: 'x' },

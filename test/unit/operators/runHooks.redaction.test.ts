@@ -4,7 +4,7 @@ import { foldDecision, runHooks, stopOnBlock } from '../../../operators/index.js
 import type { HookEvent } from '../../../src/events/index.js';
 import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
 
-/** Redaction in the operator layer (SPEC §4.7): event → redact → hook → result → redact. */
+/** Redaction in the operator layer (spec §4.7): event → redact → hook → result → redact. */
 
 const curl = "curl -H 'Authorization: Bearer abc123secret' https://api.example";
 const pre: HookEvent = {

@@ -26,7 +26,7 @@ const runOf = (result: HookResult) => ({
 });
 const notify = (output: HookOutput) => toNotification(runOf(success(output)), event)?.event.message;
 
-describe('toNotification (SPEC §5.1)', () => {
+describe('toNotification (spec §5.1)', () => {
   it.each<[string, HookOutput, string | undefined]>([
     ['systemMessage wins over reason', { decision: 'block', reason: 'r', systemMessage: 'm' }, 'm'],
     ['reason is the fallback', { decision: 'allow', reason: 'r' }, 'r'],

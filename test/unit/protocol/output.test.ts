@@ -107,7 +107,7 @@ describe('decodeHookOutputValue (parsed stdout, in-process hook values)', () => 
   });
 });
 
-describe('snake_case output keys and the keys accepted and ignored (SPEC §4.3)', () => {
+describe('snake_case output keys and the keys accepted and ignored (spec §4.3)', () => {
   it('system_message and hook_specific_output are aliases', () => {
     expect(
       decodeHookStdout(

@@ -13,7 +13,7 @@ import { failure, success } from '../../../src/protocol/result.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 
-describe('redactText: secret shapes (cosh-core redaction.rs, SPEC §4.7)', () => {
+describe('redactText: secret shapes (cosh-core redaction.rs, spec §4.7)', () => {
   it.each([
     [
       'Authorization header',

@@ -16,7 +16,7 @@ const messageOf = (source: string): string => {
   return result.ok ? 'compiled' : result.error;
 };
 
-describe('compileMatcher: RE2 syntax, unanchored (SPEC 4.1)', () => {
+describe('compileMatcher: RE2 syntax, unanchored (spec §4.1)', () => {
   it.each([
     ['shell', 'run_shell_command', true],
     ['^shell$', 'shell', true],
@@ -84,7 +84,7 @@ describe('compileMatcher: RE2 syntax, unanchored (SPEC 4.1)', () => {
   });
 });
 
-describe('tool-name aliases, as in cosh-core (SPEC 4.1)', () => {
+describe('tool-name aliases, as in cosh-core (spec §4.1)', () => {
   it('has the three pairs of cosh-core, both ways', () => {
     expect([...TOOL_NAME_ALIASES]).toStrictEqual([
       ['shell', 'run_shell_command'],
