@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -17,10 +18,18 @@ const SLOW = [
   'test/reliability/*.property.test.ts',
   'test/integration/spawn-helper.test.ts',
   'test/package/consumer.test.ts',
+  // Real processes for many seconds: persistent hooks recycling and backing off, deadlines against
+  // slots and a blocked event loop, the Claude/Gemini compat fixtures, the audit file and OTLP export.
+  'test/integration/persistent.test.ts',
+  'test/integration/hook-time.test.ts',
+  'test/cli/compat.test.ts',
+  'test/cli/audit.test.ts',
 ];
 
 export default defineConfig({
   test: {
+    // One worker per core: most files wait on real processes, and vitest's default leaves a core idle.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [
