@@ -162,7 +162,7 @@ describe('import writes TOML with nothing raw', () => {
     expect(code).toBe(0);
     expect(RAW.test(stdout)).toBe(false);
     expect(stdout).toContain('\\u009b31m\\u2028next\\u202e');
-    const parsed = parse(stdout) as { hooks: { PreToolUse: { name: string; command: string }[] } };
-    expect(parsed.hooks.PreToolUse[0]).toMatchObject({ name: `n\u2028`, command });
+    const parsed = parse(stdout) as { imported_hooks: { event: string; name: string; command: string }[] };
+    expect(parsed.imported_hooks[0]).toMatchObject({ event: 'PreToolUse', name: `n\u2028`, command });
   });
 });
