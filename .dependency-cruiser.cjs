@@ -5,6 +5,7 @@
  *   events ← protocol ← registry ← dialects ← config
  *   operators ← pipeline ← cli (and src/testing, src/index.ts: the entry points)
  *   src/audit: records and builders beside output; the rest between operators and pipeline
+ *   src/chain (running one hook) between exec's port and the operators
  *
  * `exec` imports events, protocol, registry and dialects; operators take only its port
  * (src/exec/port.ts); `output` imports events and protocol; src/result.ts imports nothing. Type-only
@@ -78,7 +79,16 @@ module.exports = {
         pathNot: ['^src/(exec|events|protocol|registry|dialects)/', RESULT, '^src/version\\.ts$'],
       },
     },
+    // Running one hook (its deadlines, its dialect): below the operators, on the executor's port.
+    layer('chain-layer', 'src/chain/', [
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/dialects/',
+      'src/exec/port.ts',
+    ]),
     layer('operators-layer', 'operators/', [
+      'src/chain/',
       'src/events/',
       'src/protocol/',
       'src/registry/',
@@ -97,6 +107,7 @@ module.exports = {
       'src/output/',
       'src/exec/',
       'src/audit/',
+      'src/chain/',
     ]),
     {
       name: 'entry-points-on-top',

@@ -18,8 +18,8 @@ import type { HookEvent } from '../src/events/codecs.js';
 import type { HookDecision } from '../src/output/lines.js';
 import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
 import type { Hook } from '../src/registry/hook.js';
-import { runHook, type RunDeps } from './runHooks.js';
-import { translateDialect } from './translateDialect.js';
+import { runHook, type RunDeps } from '../src/chain/run-hook.js';
+import { translateDialect } from '../src/chain/translate-dialect.js';
 
 /** One decided event, for its observers: what `runObservers` takes. */
 export interface Observation {

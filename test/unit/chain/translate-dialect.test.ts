@@ -1,6 +1,7 @@
 import { defer, from, map, of, type Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { runHooks, translateDialect, type RunOne } from '../../../operators/index.js';
+import { runHooks } from '../../../operators/index.js';
+import { translateDialect, type RunOne } from '../../../src/chain/translate-dialect.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookEmission } from '../../../src/exec/port.js';
 import { failure, success, type HookResult, type HookRun } from '../../../src/protocol/index.js';

@@ -1,10 +1,10 @@
 import { defer, map, of, type Observable } from 'rxjs';
-import { isForeign } from '../src/registry/dialect.js';
-import { readForeignAnswer, type AnswerContext } from '../src/dialects/answer.js';
-import { sentEvent } from '../src/dialects/events.js';
-import type { HookEvent } from '../src/events/codecs.js';
-import { success, type HookResult } from '../src/protocol/result.js';
-import type { Hook } from '../src/registry/hook.js';
+import { isForeign } from '../registry/dialect.js';
+import { readForeignAnswer, type AnswerContext } from '../dialects/answer.js';
+import { sentEvent } from '../dialects/events.js';
+import type { HookEvent } from '../events/codecs.js';
+import { success, type HookResult } from '../protocol/result.js';
+import type { Hook } from '../registry/hook.js';
 
 /** Runs one hook for one event: what `translateDialect` wraps. */
 export type RunOne = (hook: Hook, event: HookEvent) => Observable<HookResult>;
