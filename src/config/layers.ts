@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { EVENT_NAMES, byEvent, type EventName } from '../events/names.js';
 import type { CommandHook } from '../registry/hook.js';
 import { MANAGED_KEYS } from './codecs.js';
@@ -39,6 +39,17 @@ export interface LayerFile {
   readonly file: string;
   readonly explicit: boolean;
 }
+
+/**
+ * The system layer as options name it: `/etc/copilot-shell/config.toml` by default, another file,
+ * or none at all (`false` or `null`, for tests and hosts that want no system layer).
+ */
+export const systemLayerOf = (systemConfigPath: string | null | false | undefined): LayerFile | undefined => {
+  const file = systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : systemConfigPath;
+  return file === null || file === false
+    ? undefined
+    : { layer: 'system', file: resolve(file), explicit: systemConfigPath !== undefined };
+};
 
 /** What one layer gave. */
 export interface LayerSource {

@@ -7,8 +7,8 @@ import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './ext
 import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
 import { checkRegistry } from './checks.js';
 import {
-  DEFAULT_SYSTEM_CONFIG,
   mergeLayers,
+  systemLayerOf,
   projectConfigPath,
   type LayerSource,
   type UntrustedHook,
@@ -117,17 +117,9 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   const stateDir = resolve(options.stateDir ?? join(base, 'states'));
   const workspace = resolve(options.workspace ?? process.cwd());
 
-  const systemConfig =
-    options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
+  const system = systemLayerOf(options.systemConfigPath);
   const config = mergeLayers({
-    ...(systemConfig !== null &&
-      systemConfig !== false && {
-        system: {
-          layer: 'system',
-          file: resolve(systemConfig),
-          explicit: options.systemConfigPath !== undefined,
-        },
-      }),
+    ...(system !== undefined && { system }),
     user: { layer: 'user', file: configFile, explicit: options.configPath !== undefined },
     ...(options.projectConfig !== false && {
       project: { layer: 'project', file: projectConfigPath(workspace), explicit: false },

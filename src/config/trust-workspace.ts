@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { realpathSync } from 'node:fs';
-import { DEFAULT_SYSTEM_CONFIG, mergeLayers, projectConfigPath, type LayerSource } from './layers.js';
+import { mergeLayers, projectConfigPath, systemLayerOf, type LayerSource } from './layers.js';
 import type { LoadOptions } from './load.js';
 import type { ConfigProblem } from './problems.js';
 import { readTrustStore, withWorkspace, writeTrustStore } from './trust-store.js';
@@ -48,18 +48,10 @@ const placesOf = (options: LoadOptions) => {
  */
 export const planTrust = (options: LoadOptions = {}): TrustPlan => {
   const { workspace, storeFile } = placesOf(options);
-  const systemConfig =
-    options.systemConfigPath === undefined ? DEFAULT_SYSTEM_CONFIG : options.systemConfigPath;
   const configFile = projectConfigPath(workspace);
+  const system = systemLayerOf(options.systemConfigPath);
   const merged = mergeLayers({
-    ...(systemConfig !== null &&
-      systemConfig !== false && {
-        system: {
-          layer: 'system',
-          file: resolve(systemConfig),
-          explicit: options.systemConfigPath !== undefined,
-        },
-      }),
+    ...(system !== undefined && { system }),
     project: { layer: 'project', file: configFile, explicit: false },
     workspace,
     trustStore: storeFile,
