@@ -284,7 +284,10 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
         projectHooks.push({ event, hook, file: project.file, ...(line !== undefined && { line }) });
         const verdict = trustVerdict(found, trusted);
         if (verdict.trusted) {
-          hooks[event].push(projectOn ? hook : { ...hook, enabled: false });
+          // The digests trust recorded, checked again before each start (src/exec/trusted-scripts.ts).
+          const trustedScripts = found.scripts.map(({ path, sha256 }) => ({ path, sha256 }));
+          const pinned = trustedScripts.length > 0 ? { ...hook, trustedScripts } : hook;
+          hooks[event].push(projectOn ? pinned : { ...pinned, enabled: false });
           return;
         }
         // A warning too, so every command names it: `run` on stderr, `validate` as a problem.

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { EventName } from '../events/names.js';
 import type { CommandHook } from '../registry/hook.js';
+import { digestFile, MAX_SCRIPT_BYTES } from '../registry/script-digest.js';
 import { scriptWords } from './script-words.js';
 
 /**
@@ -11,7 +12,7 @@ import { scriptWords } from './script-words.js';
  */
 
 /** Largest script file digested; a larger one cannot be verified, so its hook cannot be trusted. */
-export const MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
+export { MAX_SCRIPT_BYTES };
 
 /** One file a hook runs, as it was found: its resolved path and the digest of its content. */
 export interface ScriptDigest {
@@ -57,40 +58,6 @@ export const definitionText = (event: EventName, hook: CommandHook): string =>
     Object.entries(hook.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     hook.description ?? null,
   ]);
-
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
-
-/** Digest of a script's content, read once, bounded, never blocking on a FIFO. */
-const digestFile = (path: string): { sha256: string; unverifiable?: string } => {
-  let fd: number;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { sha256: 'missing' };
-    return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { sha256: 'unreadable', unverifiable: 'not a regular file' };
-    if (stats.size > MAX_SCRIPT_BYTES)
-      return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    let total = 0;
-    for (let count = readSync(fd, buffer); count > 0; count = readSync(fd, buffer)) {
-      total += count;
-      if (total > MAX_SCRIPT_BYTES)
-        return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
-      hash.update(buffer.subarray(0, count));
-    }
-    return { sha256: `sha256:${hash.digest('hex')}` };
-  } catch (error) {
-    return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
-  } finally {
-    closeSync(fd);
-  }
-};
 
 const realOrResolved = (path: string): string => {
   try {

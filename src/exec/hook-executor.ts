@@ -1,3 +1,5 @@
+import { defer, of } from 'rxjs';
+import { changedTrustedScript } from './trusted-scripts.js';
 import { runFunctionHook } from './function-hook.js';
 import {
   openRun,
@@ -11,8 +13,15 @@ import {
 /** One hook for one event, routed to the executor of its kind. */
 const routed =
   (commands: CommandExecutor, functions: FunctionExecutor): HookExecutor =>
-  (hook, event) =>
-    hook.kind === 'function' ? functions(hook, event) : commands(hook, event);
+  (hook, event) => {
+    if (hook.kind === 'function') return functions(hook, event);
+    if (hook.trustedScripts === undefined) return commands(hook, event);
+    // A trusted project hook: its scripts are digested again at each start (on subscribe).
+    return defer(() => {
+      const changed = changedTrustedScript(hook);
+      return changed === undefined ? commands(hook, event) : of(changed);
+    });
+  };
 
 /**
  * The executor port for every hook kind, composed from one executor per kind: command hooks go to

@@ -60,6 +60,12 @@ export interface CommandHook extends HookBase {
    * /w/hook.sh changed since it was trusted` (docs/configuration.md, trust).
    */
   readonly untrusted?: string;
+  /**
+   * A trusted project-layer hook: the scripts its command runs, with the digests trust recorded.
+   * The executor digests them again before each start and does not start the hook when one
+   * differs (failure `spawn`), so a script replaced while the agent runs is never run as trusted.
+   */
+  readonly trustedScripts?: readonly { readonly path: string; readonly sha256: string }[];
 }
 
 /**

@@ -180,6 +180,39 @@ describe('cosh-hooks trust', () => {
   });
 });
 
+describe('a trusted project script replaced while run is going (no --watch)', () => {
+  it('is checked again at each start: the changed script does not run (spawn), and fail_closed blocks', async () => {
+    write(system, '');
+    projectGuard();
+    // fail_closed on the project hook: a guard that cannot run must not look like one that allowed.
+    appendFileSync(join(ws, '.copilot-shell', 'config.toml'), 'fail_closed = true\n');
+    expect((await cli(['trust', ...flags()])).code).toBe(0);
+    const child = start(['run', ...flags()]);
+    const done = finished(child);
+    let out = '';
+    const waiters: (() => void)[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      waiters.splice(0).forEach((resolve) => resolve());
+    });
+    const decisions = () => jsonLines(out).filter((line) => line['type'] === 'hook_decision');
+    const ask = async (id: string) => {
+      const count = decisions().length;
+      child.stdin.write(jsonl(event(id)));
+      while (decisions().length === count) await new Promise<void>((resolve) => waiters.push(resolve));
+      return decisions().at(-1);
+    };
+    expect(await ask('t1')).toMatchObject({ decision: 'block', reason: 'project says no' });
+    // The script now allows everything: it must not be run as the trusted guard.
+    write(guardScript(), `${prints({ decision: 'allow', reason: 'swapped in' })}\n`);
+    const second = await ask('t2');
+    expect(second).toMatchObject({ decision: 'block', hooks: [{ name: 'guard', outcome: 'spawn' }] });
+    expect(String(second?.['reason'])).toContain('changed since it was trusted');
+    child.stdin.end();
+    expect((await done).code).toBe(0);
+  });
+});
+
 describe('cosh-hooks run --watch', () => {
   it('edits while events flow: each event answered once, on the configuration current when it started; an invalid edit keeps the last good one', async () => {
     write(system, '');

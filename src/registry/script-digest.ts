@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
+/**
+ * The digest of a script a hook runs: what `cosh-hooks trust` records for a project hook, and what
+ * the executor checks again before each start of that hook (docs/configuration.md, trust), so a
+ * script replaced while the agent runs is not run as if it were trusted.
+ */
+
+/** Largest script file digested; a larger one cannot be verified, so its hook cannot be trusted. */
+export const MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** Digest of a script's content, read once, bounded, never blocking on a FIFO. */
+export const digestFile = (path: string): { sha256: string; unverifiable?: string } => {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { sha256: 'missing' };
+    return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { sha256: 'unreadable', unverifiable: 'not a regular file' };
+    if (stats.size > MAX_SCRIPT_BYTES)
+      return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    let total = 0;
+    for (let count = readSync(fd, buffer); count > 0; count = readSync(fd, buffer)) {
+      total += count;
+      if (total > MAX_SCRIPT_BYTES)
+        return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
+      hash.update(buffer.subarray(0, count));
+    }
+    return { sha256: `sha256:${hash.digest('hex')}` };
+  } catch (error) {
+    return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
+  } finally {
+    closeSync(fd);
+  }
+};
