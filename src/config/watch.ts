@@ -1,16 +1,15 @@
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
   fstatSync,
   openSync,
   readdirSync,
-  readSync,
   statSync,
   watch,
   type FSWatcher,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { sha256OfOpenFile } from '../registry/script-digest.js';
 import {
   asyncScheduler,
   auditTime,
@@ -60,19 +59,9 @@ const stateOfFile = (file: string): string => {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return `not-a-file:${stats.mode}`;
-    if (stats.size > MAX_DIGESTED_BYTES) return `large:${stats.size}:${stats.mtimeMs}:${stats.ino}`;
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    let total = 0;
-    for (
-      let count = readSync(fd, buffer);
-      count > 0 && total <= MAX_DIGESTED_BYTES;
-      count = readSync(fd, buffer)
-    ) {
-      total += count;
-      hash.update(buffer.subarray(0, count));
-    }
-    return hash.digest('hex');
+    const large = `large:${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+    if (stats.size > MAX_DIGESTED_BYTES) return large;
+    return sha256OfOpenFile(fd, MAX_DIGESTED_BYTES) ?? large;
   } catch (error) {
     return `error:${(error as NodeJS.ErrnoException).code ?? 'unknown'}`;
   } finally {

@@ -12,6 +12,23 @@ export const MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
+/**
+ * The sha256 (hex) of an open file's content, read in 64 KiB pieces to its end; undefined when it
+ * holds more than `maxBytes` (a file that grows while it is read included). The one bounded digest
+ * of a file: trust's (below) and the config watcher's (src/config/watch.ts).
+ */
+export const sha256OfOpenFile = (fd: number, maxBytes: number): string | undefined => {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let total = 0;
+  for (let count = readSync(fd, buffer); count > 0; count = readSync(fd, buffer)) {
+    total += count;
+    if (total > maxBytes) return undefined;
+    hash.update(buffer.subarray(0, count));
+  }
+  return hash.digest('hex');
+};
+
 /** Digest of a script's content, read once, bounded, never blocking on a FIFO. */
 export const digestFile = (path: string): { sha256: string; unverifiable?: string } => {
   let fd: number;
@@ -27,16 +44,10 @@ export const digestFile = (path: string): { sha256: string; unverifiable?: strin
     if (!stats.isFile()) return { sha256: 'unreadable', unverifiable: 'not a regular file' };
     if (stats.size > MAX_SCRIPT_BYTES)
       return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    let total = 0;
-    for (let count = readSync(fd, buffer); count > 0; count = readSync(fd, buffer)) {
-      total += count;
-      if (total > MAX_SCRIPT_BYTES)
-        return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
-      hash.update(buffer.subarray(0, count));
-    }
-    return { sha256: `sha256:${hash.digest('hex')}` };
+    const hex = sha256OfOpenFile(fd, MAX_SCRIPT_BYTES);
+    return hex === undefined
+      ? { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` }
+      : { sha256: `sha256:${hex}` };
   } catch (error) {
     return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
   } finally {
