@@ -85,23 +85,7 @@ export const isSecretKey = (key: string): boolean => {
 };
 
 /** What the words of a secret name, joined, end with (`PG` + `PASSWORD`, `AWS_ACCESS_KEY_ID`). */
-const NAME_ENDINGS = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'accesskey',
-  'accesskeyid',
-  'secretkey',
-  'privatekey',
-  'encryptionkey',
-  'signingkey',
-  'credential',
-  'credentials',
-  'bearer',
-];
+const NAME_ENDINGS = [...SECRET_KEY_ENDINGS, 'encryptionkey', 'signingkey', 'credential', 'bearer'];
 
 /**
  * Words after the secret part that make the name describe a secret rather than hold one:
