@@ -1,10 +1,9 @@
 import { concatWith, defer, map, of, tap, type OperatorFunction } from 'rxjs';
-import { aggregate, type HookRun, type Verdict } from '../src/protocol/aggregate.js';
+import { chainVerdict, type ChainStep } from '../src/chain/run-chain.js';
+import type { HookRun } from '../src/protocol/aggregate.js';
 import type { Hook } from '../src/registry/hook.js';
 
-/** Progress of one chain: each hook run as it finishes, then the verdict. */
-export type ChainStep =
-  { readonly type: 'run'; readonly run: HookRun } | { readonly type: 'verdict'; readonly verdict: Verdict };
+export type { ChainStep };
 
 /**
  * Re-emits every hook run as it arrives and, when the runs complete, the chain's verdict
@@ -25,8 +24,6 @@ export const foldDecision =
       return runs$.pipe(
         tap((run) => runs.push(run)),
         map((run): ChainStep => ({ type: 'run', run })),
-        concatWith(
-          defer(() => of<ChainStep>({ type: 'verdict', verdict: aggregate(runs, chain.slice(runs.length)) })),
-        ),
+        concatWith(defer(() => of(chainVerdict(chain, runs)))),
       );
     });

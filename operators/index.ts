@@ -15,6 +15,7 @@ export { stopOnBlock } from './stopOnBlock.js';
 export { foldDecision } from './foldDecision.js';
 export type { ChainStep } from './foldDecision.js';
 export { concatMapByKey } from './concatMapByKey.js';
+export { concatMapInline } from './concatMapInline.js';
 export { runObservers } from './runObservers.js';
 export type { Observation, ObserverRecord } from './runObservers.js';
 export { withLatestRegistry } from './withLatestRegistry.js';

@@ -1,11 +1,8 @@
-import { concatMap, defer, map, type OperatorFunction } from 'rxjs';
-import { runHook, type RunDeps } from '../src/chain/run-hook.js';
-import { translateDialect } from '../src/chain/translate-dialect.js';
+import { concatMap, type OperatorFunction } from 'rxjs';
+import { hookRun } from '../src/chain/run-chain.js';
+import type { RunDeps } from '../src/chain/run-hook.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
-import { effectiveDecision } from '../src/protocol/effective.js';
-import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
-import { checkToolRewrites } from '../src/protocol/tool-declarations.js';
 import type { Hook } from '../src/registry/hook.js';
 
 export type { RunDeps };
@@ -32,26 +29,5 @@ export type { RunDeps };
 export const runHooks =
   (event: HookEvent, deps: RunDeps): OperatorFunction<Hook, HookRun> =>
   (hooks) =>
-    hooks.pipe(
-      concatMap((hook) =>
-        defer(() => {
-          const startedAt = deps.scheduler.now();
-          const run = (one: Hook, sent: HookEvent) =>
-            runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps);
-          // The event is translated before it is redacted, and the answer read in the hook's
-          // dialect before it is redacted (translateDialect reads the raw printed text).
-          return translateDialect(hook, event, run).pipe(
-            map(redactResult),
-            map((result) =>
-              event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, result) : result,
-            ),
-            map((result): HookRun => ({
-              hook,
-              result,
-              effective: effectiveDecision(event.hook_event_name, hook, result),
-              durationMs: Math.max(0, Math.round(deps.scheduler.now() - startedAt)),
-            })),
-          );
-        }),
-      ),
-    );
+    // concatMap subscribes each hook's run when its turn starts (the previous one finished).
+    hooks.pipe(concatMap((hook) => hookRun(hook, event, deps)));

@@ -1,4 +1,5 @@
 import { takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
+import { endsChain } from '../src/chain/run-chain.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
 
 /**
@@ -15,4 +16,4 @@ import type { HookRun } from '../src/protocol/aggregate.js';
  * Example: `from(chain).pipe(runHooks(event, deps), stopOnBlock())`
  */
 export const stopOnBlock = (): MonoTypeOperatorFunction<HookRun> =>
-  takeWhile((run) => run.effective.decision !== 'block', true);
+  takeWhile((run) => !endsChain(run), true);

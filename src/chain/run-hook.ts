@@ -3,34 +3,9 @@
  * wait for its turn), with the event in the hook's dialect. Not an operator: `runHooks` (operators/)
  * maps a chain through it, and `runObservers` runs observers with it.
  */
-import {
-  catchError,
-  connect,
-  defaultIfEmpty,
-  defer,
-  distinctUntilChanged,
-  EMPTY,
-  endWith,
-  filter,
-  map,
-  merge,
-  of,
-  startWith,
-  switchMap,
-  take,
-  timer,
-  type Observable,
-  type SchedulerLike,
-} from 'rxjs';
+import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
-import {
-  exceptionFailure,
-  isProgress,
-  isResult,
-  type HookEmission,
-  type HookExecutor,
-  type HookProgress,
-} from '../exec/port.js';
+import { exceptionFailure, isResult, type HookEmission, type HookExecutor } from '../exec/port.js';
 import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../protocol/result.js';
 import type { Hook } from '../registry/hook.js';
 
@@ -41,36 +16,8 @@ export interface RunDeps {
   readonly scheduler: SchedulerLike;
 }
 
-type StderrNotice = Extract<HookProgress, { readonly progress: 'stderr' }>;
-
-const isStderrNotice = (emission: HookEmission): emission is StderrNotice =>
-  isProgress(emission) && emission.progress === 'stderr';
-
 /** Which deadline runs: the hook's own (`run`), the wait for its turn (`queue`), or none any more. */
-type Phase =
-  | { readonly phase: 'run' }
-  | { readonly phase: 'queue'; readonly waitingFor: string }
-  | { readonly phase: 'done' };
-
-const RUN: Phase = { phase: 'run' };
-const DONE: Phase = { phase: 'done' };
-
-const isQueued = (emission: HookEmission): boolean => isProgress(emission) && emission.progress === 'queued';
-
-/** The phase an emission starts, if it starts one. */
-const phaseOf = (emission: HookEmission): Phase | undefined => {
-  if (isResult(emission)) return DONE;
-  switch (emission.progress) {
-    case 'queued':
-      return { phase: 'queue', waitingFor: emission.waitingFor };
-    case 'started':
-      return RUN;
-    case 'exited':
-      return DONE;
-    default:
-      return undefined;
-  }
-};
+type Phase = 'run' | 'queue' | 'done';
 
 /**
  * One hook, of any kind, as a stream that always emits exactly one `HookResult` and completes: the
@@ -84,11 +31,18 @@ const phaseOf = (emission: HookEmission): Phase | undefined => {
  *   stderr line seen so far.
  * - Its wait for a turn: from a `queued` notice to `started`, bounded by the hook's timeout too;
  *   missing it yields `queue_timeout`. The wait does not count against the hook's own deadline.
+ *   `queued` counts only as the executor's first emission (the port's contract): a late one never
+ *   restarts a deadline, so an executor cannot buy its hook more time by announcing a wait.
  *
  * The engine being busy is not the hook's time: a deadline timer that runs late (the event loop was
  * busy with other work) waits as long again as it was late, and any deadline is judged one turn of
  * I/O after it passed, so a result that had already arrived is taken, not turned into a timeout.
  * Either failure unsubscribes the hook, which cancels it (a process group is killed).
+ *
+ * A hook that answers while it is subscribed (a function hook returning a plain value) never arms a
+ * timer: the deadline is set only once the subscription returned without a result. Written by hand
+ * rather than as a chain of operators: about ten operators per hook were most of an in-process
+ * hook's cost (docs/performance.md, row 4c).
  *
  * ```
  * executor: -q---s-------r|     q = queued, s = started, r = result; timeout 8
@@ -96,53 +50,80 @@ const phaseOf = (emission: HookEmission): Phase | undefined => {
  * ```
  */
 export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
-  defer(() => {
+  new Observable<HookResult>((subscriber) => {
+    const { scheduler } = deps;
     let stderrFirstLine: string | undefined;
-    /**
-     * `result` after `ms` of the engine's time: when the timer runs late (the event loop was busy
-     * elsewhere), the hook gets the time it lost once more, and in any case one more turn (a zero
-     * delay on the scheduler runs after pending I/O), so an answer already waiting is read first.
-     */
-    const deadline = (ms: number, result: () => HookResult): Observable<HookEmission> =>
-      defer(() => {
-        const due = deps.scheduler.now() + ms;
-        return timer(ms, deps.scheduler).pipe(
-          switchMap(() => timer(Math.max(0, deps.scheduler.now() - due), deps.scheduler)),
-          map(result),
-        );
-      });
-    return deps.executor(hook, event).pipe(
-      // A stderr notice is kept for the timeout's message and goes no further.
-      filter((emission) => {
-        if (!isStderrNotice(emission)) return true;
+    let phase: Phase = 'run';
+    let queuedFor = '';
+    let emissions = 0;
+    let finished = false;
+    let subscribing = true;
+    let deadline: Subscription | undefined;
+    // Set once the executor's subscription returned; a result during it is handled after.
+    let running: Subscription | undefined = undefined;
+
+    const finish = (result: HookResult): void => {
+      if (finished) return;
+      finished = true;
+      deadline?.unsubscribe();
+      running?.unsubscribe();
+      subscriber.next(result);
+      subscriber.complete();
+    };
+
+    /** `result` after `ms` of the engine's time, plus the time the timer ran late, plus one turn. */
+    const arm = (): void => {
+      deadline?.unsubscribe();
+      deadline = undefined;
+      if (phase === 'done') return;
+      const ms = hook.timeoutMs;
+      const due = scheduler.now() + ms;
+      const failed =
+        phase === 'queue'
+          ? () => queueTimeoutFailure(ms, queuedFor)
+          : () => timeoutFailure(ms, stderrFirstLine);
+      const timer = scheduler.schedule(() => {
+        timer.add(scheduler.schedule(() => finish(failed()), Math.max(0, scheduler.now() - due)));
+      }, ms);
+      deadline = timer;
+    };
+
+    const enter = (next: Phase): void => {
+      if (next === phase) return;
+      phase = next;
+      // While subscribing, the deadline is armed once the subscription returned (if still needed).
+      if (!subscribing) arm();
+    };
+
+    const onEmission = (emission: HookEmission): void => {
+      if (finished) return;
+      if (isResult(emission)) return finish(emission);
+      // A stderr notice is kept for the timeout's message and moves nothing.
+      if (emission.progress === 'stderr') {
         stderrFirstLine = emission.firstLine;
-        return false;
-      }),
-      connect((emissions) =>
-        merge(
-          emissions,
-          emissions.pipe(
-            // `queued` counts only as the first emission (the port's contract): a late one must not
-            // restart a deadline, so an executor cannot buy its hook more time by announcing a wait.
-            map((emission, index) => (index > 0 && isQueued(emission) ? undefined : phaseOf(emission))),
-            filter((phase): phase is Phase => phase !== undefined),
-            startWith(RUN),
-            // An executor that completes without a result (a broken contract) ends the deadline too.
-            endWith(DONE),
-            distinctUntilChanged((a, b) => a.phase === b.phase),
-            switchMap((phase) => {
-              if (phase.phase === 'done') return EMPTY;
-              if (phase.phase === 'queue') {
-                return deadline(hook.timeoutMs, () => queueTimeoutFailure(hook.timeoutMs, phase.waitingFor));
-              }
-              return deadline(hook.timeoutMs, () => timeoutFailure(hook.timeoutMs, stderrFirstLine));
-            }),
-          ),
-        ),
-      ),
-      filter(isResult),
-      take(1),
-      defaultIfEmpty<HookResult, HookResult>(failure('exception', 'completed without a result')),
-      catchError((error: unknown) => of(exceptionFailure(error))),
-    );
+        return;
+      }
+      const first = emissions === 0;
+      emissions += 1;
+      if (emission.progress === 'queued') {
+        if (!first) return;
+        queuedFor = emission.waitingFor;
+        enter('queue');
+      } else enter(emission.progress === 'started' ? 'run' : 'done');
+    };
+
+    const source = deps.executor(hook, event);
+    running = source.subscribe({
+      next: onEmission,
+      error: (error: unknown) => finish(exceptionFailure(error)),
+      complete: () => finish(failure('exception', 'completed without a result')),
+    });
+    subscribing = false;
+    if (finished) running.unsubscribe();
+    else arm();
+    return () => {
+      finished = true;
+      deadline?.unsubscribe();
+      running?.unsubscribe();
+    };
   });

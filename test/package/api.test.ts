@@ -96,6 +96,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'Verdict',
     'admitEvents',
     'concatMapByKey',
+    'concatMapInline',
     'foldDecision',
     'matchHooks',
     'parseLines',

@@ -1,0 +1,122 @@
+/**
+ * Running one event's chain: each hook in turn (`hookRun`), stopping after the first effective
+ * block, then the verdict. The pipeline's form of `from(chain).pipe(runHooks, stopOnBlock,
+ * foldDecision)` (operators/), written as one stream.
+ */
+import { map, Observable, type Subscription } from 'rxjs';
+import type { HookEvent } from '../events/codecs.js';
+import { aggregate, type HookRun, type Verdict } from '../protocol/aggregate.js';
+import { effectiveDecision } from '../protocol/effective.js';
+import { redactedEvent, redactResult } from '../protocol/redact/index.js';
+import { checkToolRewrites } from '../protocol/tool-declarations.js';
+import type { Hook } from '../registry/hook.js';
+import { runHook, type RunDeps } from './run-hook.js';
+import { translateDialect } from './translate-dialect.js';
+
+/** Progress of one chain: each hook run as it finishes, then the verdict. */
+export type ChainStep =
+  { readonly type: 'run'; readonly run: HookRun } | { readonly type: 'verdict'; readonly verdict: Verdict };
+
+/** Whether a run ends its chain: its effective decision is `block` (spec §4.6). */
+export const endsChain = (run: HookRun): boolean => run.effective.decision === 'block';
+
+/** The verdict of a chain whose hooks ran as `runs`: the hooks after them are `skipped`. */
+export const chainVerdict = (chain: readonly Hook[], runs: readonly HookRun[]): ChainStep => ({
+  type: 'verdict',
+  verdict: aggregate(runs, chain.slice(runs.length)),
+});
+
+/**
+ * One hook of a chain as its `HookRun`, to be called when the hook's turn starts (its duration
+ * counts from the call) and subscribed at once: the hook runs in its dialect under its deadlines
+ * (`runHook`); its answer is redacted before it counts, tool rewrites of a `BeforeModel` answer are
+ * checked, and its effective decision is taken (fail_closed, what the event can intercept).
+ *
+ * Secrets (docs/protocol.md): a hook receives the event as the host sent it; one that sets
+ * `redact = true` (an observer) gets a redacted copy, in which only single tokens are replaced.
+ */
+export const hookRun = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookRun> => {
+  const startedAt = deps.scheduler.now();
+  const run = (one: Hook, sent: HookEvent) =>
+    runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps);
+  // The event is translated before it is redacted, and the answer read in the hook's dialect before
+  // it is redacted (translateDialect reads the raw printed text).
+  return translateDialect(hook, event, run).pipe(
+    map((answer): HookRun => {
+      const redacted = redactResult(answer);
+      const result =
+        event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, redacted) : redacted;
+      return {
+        hook,
+        result,
+        effective: effectiveDecision(event.hook_event_name, hook, result),
+        durationMs: Math.max(0, Math.round(deps.scheduler.now() - startedAt)),
+      };
+    }),
+  );
+};
+
+/**
+ * Runs an event's chain hook by hook and emits each `HookRun` as a `run` step when it finishes,
+ * then a `verdict` step (spec §4.6) and completes. The next hook starts when the previous one's
+ * stream completed; the first effective block ends the chain (its step, then the verdict, the
+ * hooks after it `skipped` and never started). Exactly what
+ * `from(chain).pipe(runHooks(event, deps), stopOnBlock(), foldDecision(chain))` emits, frame for
+ * frame (its spec checks both), in one stream: the operators per hook and per chain were most of
+ * an in-process hook's cost (docs/performance.md, "Hand-written hot paths"). Hooks that answer
+ * while subscribed (function hooks returning a value) run in a loop, not by recursion. An error
+ * of a hook's stream (an executor that throws when called) errors the output, with no verdict.
+ * Unsubscribing cancels the running hook.
+ *
+ * ```
+ * chain:   [a, b, c]          a allows at 2; b blocks 3 frames after it starts
+ * output:  --a--(Bv|)         v = verdict: a allow, b block, c skipped
+ * ```
+ */
+export const runChain = (chain: readonly Hook[], event: HookEvent, deps: RunDeps): Observable<ChainStep> =>
+  new Observable<ChainStep>((subscriber) => {
+    const runs: HookRun[] = [];
+    let next = 0;
+    let running: Subscription | undefined;
+    let inLoop = false;
+
+    const end = (): void => {
+      running?.unsubscribe();
+      running = undefined;
+      subscriber.next(chainVerdict(chain, runs));
+      subscriber.complete();
+    };
+
+    /** Starts hooks in order while they finish at once; returns when one is still running. */
+    const advance = (): void => {
+      inLoop = true;
+      while (!subscriber.closed && running === undefined) {
+        if (next === chain.length) return end();
+        let open = true;
+        const started = hookRun(chain[next++]!, event, deps).subscribe({
+          next: (run) => {
+            runs.push(run);
+            subscriber.next({ type: 'run', run });
+            if (endsChain(run)) end();
+          },
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            open = false;
+            if (running !== undefined && !inLoop) {
+              running = undefined;
+              advance();
+            }
+          },
+        });
+        if (open && !subscriber.closed) running = started;
+      }
+      inLoop = false;
+    };
+
+    advance();
+    inLoop = false;
+    return () => {
+      running?.unsubscribe();
+      running = undefined;
+    };
+  });
