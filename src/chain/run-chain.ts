@@ -6,6 +6,7 @@
 import { map, Observable, type Subscription } from 'rxjs';
 import type { HookEvent } from '../events/codecs.js';
 import { aggregate, type HookRun, type Verdict } from '../protocol/aggregate.js';
+import type { HookResult } from '../protocol/result.js';
 import { effectiveDecision } from '../protocol/effective.js';
 import { redactedEvent, redactResult } from '../protocol/redact/index.js';
 import { checkToolRewrites } from '../protocol/tool-declarations.js';
@@ -26,6 +27,33 @@ export const chainVerdict = (chain: readonly Hook[], runs: readonly HookRun[]): 
   verdict: aggregate(runs, chain.slice(runs.length)),
 });
 
+/** A hook's answer: the hook in its dialect under its deadlines (what `hookRun` maps). */
+const hookAnswer = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookResult> =>
+  // The event is translated before it is redacted, and the answer read in the hook's dialect before
+  // it is redacted (translateDialect reads the raw printed text).
+  translateDialect(hook, event, (one, sent) =>
+    runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps),
+  );
+
+/** A hook's answer as its run: redacted, tool rewrites checked, its effective decision taken. */
+const runOf = (
+  hook: Hook,
+  event: HookEvent,
+  deps: RunDeps,
+  startedAt: number,
+  answer: HookResult,
+): HookRun => {
+  const redacted = redactResult(answer);
+  const result =
+    event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, redacted) : redacted;
+  return {
+    hook,
+    result,
+    effective: effectiveDecision(event.hook_event_name, hook, result),
+    durationMs: Math.max(0, Math.round(deps.scheduler.now() - startedAt)),
+  };
+};
+
 /**
  * One hook of a chain as its `HookRun`, to be called when the hook's turn starts (its duration
  * counts from the call) and subscribed at once: the hook runs in its dialect under its deadlines
@@ -37,23 +65,7 @@ export const chainVerdict = (chain: readonly Hook[], runs: readonly HookRun[]): 
  */
 export const hookRun = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<HookRun> => {
   const startedAt = deps.scheduler.now();
-  const run = (one: Hook, sent: HookEvent) =>
-    runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps);
-  // The event is translated before it is redacted, and the answer read in the hook's dialect before
-  // it is redacted (translateDialect reads the raw printed text).
-  return translateDialect(hook, event, run).pipe(
-    map((answer): HookRun => {
-      const redacted = redactResult(answer);
-      const result =
-        event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, redacted) : redacted;
-      return {
-        hook,
-        result,
-        effective: effectiveDecision(event.hook_event_name, hook, result),
-        durationMs: Math.max(0, Math.round(deps.scheduler.now() - startedAt)),
-      };
-    }),
-  );
+  return hookAnswer(hook, event, deps).pipe(map((answer) => runOf(hook, event, deps, startedAt, answer)));
 };
 
 /**
@@ -93,8 +105,17 @@ export const runChain = (chain: readonly Hook[], event: HookEvent, deps: RunDeps
       while (!subscriber.closed && running === undefined) {
         if (next === chain.length) return end();
         let open = true;
-        const started = hookRun(chain[next++]!, event, deps).subscribe({
-          next: (run) => {
+        const hook = chain[next++]!;
+        const startedAt = deps.scheduler.now();
+        // The answer is made a run here rather than by `hookRun`'s map: one operator less per hook.
+        const started = hookAnswer(hook, event, deps).subscribe({
+          next: (answer) => {
+            let run: HookRun;
+            try {
+              run = runOf(hook, event, deps, startedAt, answer);
+            } catch (error) {
+              return subscriber.error(error);
+            }
             runs.push(run);
             subscriber.next({ type: 'run', run });
             if (endsChain(run)) end();

@@ -1,4 +1,4 @@
-import { catchError, defer, from, isObservable, map, of, take, type Observable } from 'rxjs';
+import { catchError, from, isObservable, map, Observable, of, take } from 'rxjs';
 import { eventClone } from '../events/event-data.js';
 import { decodeHookOutputValue, plainHookValue } from '../protocol/decode-output.js';
 import { isForeign } from '../registry/dialect.js';
@@ -51,25 +51,31 @@ const classifyFor = (hook: FunctionHook): ((value: unknown) => HookResult) =>
  * Observable, which unsubscribing does; a Promise runs on, its value ignored.
  */
 export const runFunctionHook: FunctionExecutor = (hook, event): Observable<HookResult> =>
-  defer(() => {
+  new Observable<HookResult>((subscriber) => {
     const answer = classifyFor(hook);
+    let result: HookResult;
     try {
       // Its own deep copy: what a hook writes into its event changes nothing a later hook or the
       // host sees. A copy per hook measured cheaper than freezing once on a one-hook chain
       // (docs/performance.md).
       const returned: unknown = hook.run(eventClone(event));
       if (isObservable(returned))
-        return returned.pipe(
-          take(1),
-          map(answer),
-          catchError((error: unknown) => of(exceptionFailure(error))),
-        );
+        return returned
+          .pipe(
+            take(1),
+            map(answer),
+            catchError((error: unknown) => of(exceptionFailure(error))),
+          )
+          .subscribe(subscriber);
       if (isPromiseLike(returned))
-        return from(Promise.resolve(returned).then(answer).catch(exceptionFailure));
-      // The common case, a plain value, is answered without any further operator.
-      return of(answer(returned));
+        return from(Promise.resolve(returned).then(answer).catch(exceptionFailure)).subscribe(subscriber);
+      // The common case, a plain value, is answered in place, with no inner stream (row 4c).
+      result = answer(returned);
     } catch (error) {
       // Thrown by the function, or by a hostile return value's `then` getter.
-      return of(exceptionFailure(error));
+      result = exceptionFailure(error);
     }
+    subscriber.next(result);
+    subscriber.complete();
+    return undefined;
   });
