@@ -76,27 +76,54 @@ export const hookRun = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
  * `from(chain).pipe(runHooks(event, deps), stopOnBlock(), foldDecision(chain))` emits, frame for
  * frame (its spec checks both), in one stream: the operators per hook and per chain were most of
  * an in-process hook's cost (docs/performance.md, "Hand-written hot paths"). Hooks that answer
- * while subscribed (function hooks returning a value) run in a loop, not by recursion. An error
- * of a hook's stream (an executor that throws when called) errors the output, with no verdict.
- * Unsubscribing cancels the running hook.
+ * while subscribed (function hooks returning a value) run in a loop, not by recursion.
+ *
+ * `project` (optional) makes each step what the caller needs, in place of a `map` and a `filter`
+ * after it: a step it maps to `undefined` is not emitted. Anything that throws on the way (making
+ * a run, the verdict, `project`), and an error of a hook's stream (an executor that throws when
+ * called), errors the output, with no verdict. Unsubscribing cancels the running hook.
  *
  * ```
  * chain:   [a, b, c]          a allows at 2; b blocks 3 frames after it starts
  * output:  --a--(Bv|)         v = verdict: a allow, b block, c skipped
  * ```
  */
-export const runChain = (chain: readonly Hook[], event: HookEvent, deps: RunDeps): Observable<ChainStep> =>
-  new Observable<ChainStep>((subscriber) => {
+export function runChain(chain: readonly Hook[], event: HookEvent, deps: RunDeps): Observable<ChainStep>;
+export function runChain<T>(
+  chain: readonly Hook[],
+  event: HookEvent,
+  deps: RunDeps,
+  project: (step: ChainStep) => T | undefined,
+): Observable<T>;
+export function runChain<T>(
+  chain: readonly Hook[],
+  event: HookEvent,
+  deps: RunDeps,
+  project?: (step: ChainStep) => T | undefined,
+): Observable<T | ChainStep> {
+  return new Observable<T | ChainStep>((subscriber) => {
     const runs: HookRun[] = [];
     let next = 0;
     let running: Subscription | undefined;
     let inLoop = false;
 
+    /** Emits a step (projected); false when something threw and the output errored. */
+    const emit = (make: () => ChainStep): boolean => {
+      try {
+        const step = make();
+        const out = project === undefined ? step : project(step);
+        if (out !== undefined) subscriber.next(out);
+        return true;
+      } catch (error) {
+        subscriber.error(error);
+        return false;
+      }
+    };
+
     const end = (): void => {
       running?.unsubscribe();
       running = undefined;
-      subscriber.next(chainVerdict(chain, runs));
-      subscriber.complete();
+      if (emit(() => chainVerdict(chain, runs))) subscriber.complete();
     };
 
     /** Starts hooks in order while they finish at once; returns when one is still running. */
@@ -110,15 +137,13 @@ export const runChain = (chain: readonly Hook[], event: HookEvent, deps: RunDeps
         // The answer is made a run here rather than by `hookRun`'s map: one operator less per hook.
         const started = hookAnswer(hook, event, deps).subscribe({
           next: (answer) => {
-            let run: HookRun;
-            try {
+            let run: HookRun | undefined;
+            const made = emit(() => {
               run = runOf(hook, event, deps, startedAt, answer);
-            } catch (error) {
-              return subscriber.error(error);
-            }
-            runs.push(run);
-            subscriber.next({ type: 'run', run });
-            if (endsChain(run)) end();
+              runs.push(run);
+              return { type: 'run', run };
+            });
+            if (made && run !== undefined && endsChain(run)) end();
           },
           error: (error: unknown) => subscriber.error(error),
           complete: () => {
@@ -141,3 +166,4 @@ export const runChain = (chain: readonly Hook[], event: HookEvent, deps: RunDeps
       running = undefined;
     };
   });
+}

@@ -11,17 +11,29 @@
 import { err, ok, type Result } from '../result.js';
 import { describeThrown, MAX_JSON_DEPTH, MAX_PLAIN_VALUES } from './untrusted.js';
 
-/** Values `JSON.parse` produced for the engine (lines of JSONL text): nobody else holds them. */
-const freshJson = new WeakSet<object>();
+/**
+ * The value `JSON.parse` last produced for the engine (a line of JSONL text), until it is admitted:
+ * nobody else holds it, so it needs no copy. One slot, not a set: the edge parses a line and
+ * admission takes its value in the same frame, and any other order (a host's own loop that
+ * buffers between the two) only costs a copy. A `WeakSet` of every parsed value measured ~0.75 µs
+ * per event in collection work (docs/performance.md, row 3d).
+ */
+let justParsed: object | undefined;
 
-/** Marks a value the engine just parsed from text: it is admitted without a copy. */
+/** Marks a value the engine just parsed from text: admitted next, it is taken without a copy. */
 export const markFreshJson = (value: unknown): void => {
-  if (typeof value === 'object' && value !== null) freshJson.add(value);
+  justParsed = typeof value === 'object' && value !== null ? value : undefined;
 };
 
-/** Whether `value` came from `JSON.parse` in the engine (see `markFreshJson`). */
-export const isFreshJson = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && freshJson.has(value);
+/**
+ * Whether `value` is the one the engine just parsed (see `markFreshJson`), and if so forgets it:
+ * a value is taken as fresh once.
+ */
+export const takeFreshJson = (value: unknown): boolean => {
+  if (justParsed === undefined || value !== justParsed) return false;
+  justParsed = undefined;
+  return true;
+};
 
 /** Why a value is not plain JSON data; the copy stops at the first one. */
 type Problem =

@@ -1,6 +1,6 @@
 import { decodeEvent, type EventDefaults } from './decode.js';
 import type { HookEvent } from './codecs.js';
-import { eventDataCopy, isFreshJson, markFreshJson } from './event-data.js';
+import { eventDataCopy, markFreshJson, takeFreshJson } from './event-data.js';
 import { describeThrown, parseJson } from './untrusted.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -64,7 +64,7 @@ export const admit = (input: ParsedInput, defaults: EventDefaults): Admission =>
   if (!input.ok) return input;
   let decoded: Result<HookEvent>;
   const { value } = input;
-  if (typeof value !== 'object' || value === null || isFreshJson(value)) {
+  if (typeof value !== 'object' || value === null || takeFreshJson(value)) {
     try {
       decoded = decodeEvent(value, defaults);
     } catch (error) {

@@ -8,14 +8,12 @@ import {
   filter,
   finalize,
   isObservable,
-  map,
   merge,
   of,
   ReplaySubject,
   share,
   Subject,
   takeUntil,
-  tap,
   throwError,
   type Observable,
   type ObservableInput,
@@ -175,13 +173,11 @@ export const runEvent = (
   job.chain.length === 0
     ? // Most events have no hook: the chain's operators for an empty chain made row 3a 3.0× slower.
       [toDecision(job.seq, job.event, aggregate([]))]
-    : runChain(job.chain, job.event, deps).pipe(
-        // The audit's hook_result records (docs/audit.md), only when someone listens.
-        onRun === undefined ? (steps) => steps : tap((step) => step.type === 'run' && onRun(step.run)),
-        map((step) => toLine(job, step)),
-        filter((line): line is OutputLine => line !== undefined),
-        catchError((error: unknown) => internalFailureLines(job, job.chain, error)),
-      );
+    : // One projection for the audit's clock (only when someone listens) and the line of each step.
+      runChain(job.chain, job.event, deps, (step) => {
+        if (onRun !== undefined && step.type === 'run') onRun(step.run);
+        return toLine(job, step);
+      }).pipe(catchError((error: unknown) => internalFailureLines(job, job.chain, error)));
 
 /** Told of each hook run of an event as it finishes (the audit's clock). */
 type OnRun = (run: HookRun) => void;

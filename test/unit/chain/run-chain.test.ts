@@ -1,4 +1,4 @@
-import { from, map, NEVER, of, throwError, type Observable } from 'rxjs';
+import { from, map, NEVER, type Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { foldDecision, runHooks, stopOnBlock } from '../../../operators/index.js';
 import { runChain, type ChainStep } from '../../../src/chain/run-chain.js';
@@ -152,9 +152,33 @@ describe('runChain', () => {
     expect(steps.at(-1)).toMatchObject({ type: 'verdict', verdict: { decision: 'none' } });
   });
 
-  it('types: hooks and an event in, chain steps out', () => {
-    expectTypeOf(runChain).returns.toEqualTypeOf<Observable<ChainStep>>();
-    expectTypeOf(of<ChainStep>()).toEqualTypeOf<Observable<ChainStep>>();
-    void throwError;
+  it('types: hooks and an event in, chain steps out, or what project makes of them', () => {
+    const deps = { executor: fakeExecutor({}), scheduler: createTestScheduler() };
+    expectTypeOf(runChain([a], pre, deps)).toEqualTypeOf<Observable<ChainStep>>();
+    expectTypeOf(runChain([a], pre, deps, (step) => step.type)).toEqualTypeOf<
+      Observable<'run' | 'verdict'>
+    >();
+  });
+
+  it('project shapes each step and leaves out the ones it maps to undefined; a throw in it errors the output', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const executor = fakeExecutor({
+        a: cold('-A|', { A: results.allow() }),
+        b: cold('-B|', { B: results.none() }),
+      });
+      const deps = { executor, scheduler };
+      const names = (step: ChainStep) => (step.type === 'run' ? step.run.hook.name : undefined);
+      expectObservable(runChain([a, commandHook('b')], pre, deps, names)).toBe('-a(b|)', { a: 'a', b: 'b' });
+      const broken = (step: ChainStep) => {
+        if (step.type === 'verdict') throw new Error('project broke');
+        return step.type;
+      };
+      expectObservable(runChain([a], pre, deps, broken)).toBe(
+        '-(r#)',
+        { r: 'run' },
+        new Error('project broke'),
+      );
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventClone, eventDataCopy, isFreshJson } from '../../../src/events/event-data.js';
+import { eventClone, eventDataCopy } from '../../../src/events/event-data.js';
 import { admit, JsonLine, readInput } from '../../../src/events/index.js';
 
 /**
@@ -316,9 +316,36 @@ describe('admit: a JSON line is already fresh data, a host object is copied', ()
         '{"hook_event_name":"Stop","session_id":"s","cwd":"/","timestamp":"2026-07-01T10:00:00Z"}',
       ),
     );
-    expect(input.ok && isFreshJson(input.value)).toBe(true);
     const admitted = admit(input, defaults);
     expect(admitted.ok && input.ok && admitted.value === input.value).toBe(true);
+  });
+
+  it('a parsed value is fresh once, and only while it is the last one parsed: any other order costs a copy', () => {
+    const text = (n: number) =>
+      `{"hook_event_name":"Stop","session_id":"s${n}","cwd":"/","timestamp":"2026-07-01T10:00:00Z"}`;
+    const first = readInput(new JsonLine(1, text(1)));
+    const second = readInput(new JsonLine(2, text(2)));
+    // `first` is no longer the last parsed value: admitted, it is copied like a host's object.
+    const late = admit(first, defaults);
+    expect(late.ok && first.ok && late.value !== first.value).toBe(true);
+    expect(late).toStrictEqual({ ok: true, value: first.ok && first.value });
+    const fresh = admit(second, defaults);
+    expect(fresh.ok && second.ok && fresh.value === second.value).toBe(true);
+    // Admitting the same value again (a host handing back what came out): a copy this time.
+    const again = admit(second, defaults);
+    expect(again.ok && second.ok && again.value !== second.value).toBe(true);
+  });
+
+  it('a host object with the same text as a parsed line is still copied: freshness is identity', () => {
+    readInput(
+      new JsonLine(
+        1,
+        '{"hook_event_name":"Stop","session_id":"s","cwd":"/","timestamp":"2026-07-01T10:00:00Z"}',
+      ),
+    );
+    const host = { hook_event_name: 'Stop', session_id: 's', cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
+    const admitted = admit(readInput(host), defaults);
+    expect(admitted.ok && admitted.value !== host).toBe(true);
   });
 
   it('a host object is never the admitted event', () => {
