@@ -1,5 +1,6 @@
 import {
   from,
+  isObservable,
   Observable,
   Subscription,
   type ObservableInput,
@@ -28,9 +29,23 @@ class SourceObserver<T> extends Subscription implements Observer<T> {
   }
 }
 
+/** What every generator object inherits from (%GeneratorPrototype%). */
+const GENERATOR_PROTOTYPE: object = Object.getPrototypeOf(Object.getPrototypeOf((function* () {})()));
+
 /**
- * `concatMap`, with the common case made cheap: when `project` answers with an array and nothing
- * is running or waiting, its items are emitted in place, with no inner subscription. Any other
+ * A generator object (what a `function*` returns), and not also an Observable of some kind. A
+ * prototype check: `Object.prototype.toString` measured 3% of an audited event's time.
+ */
+const isGenerator = (answer: unknown): answer is Generator<unknown> =>
+  typeof answer === 'object' &&
+  answer !== null &&
+  Object.prototype.isPrototypeOf.call(GENERATOR_PROTOTYPE, answer) &&
+  !isObservable(answer);
+
+/**
+ * `concatMap`, with the common case made cheap: when `project` answers with an array (or a
+ * generator) and nothing is running or waiting, its items are emitted in place, with no inner
+ * subscription. Any other
  * answer (an Observable, a Promise, an iterable) is subscribed as `concatMap` subscribes it, and
  * values arriving meanwhile wait their turn in order. So the output is exactly `concatMap`'s:
  * same values, same frames, errors of the source or of an inner stream passed on, `project`
@@ -61,6 +76,14 @@ export const concatMapInline =
         const answer = project(value, index++);
         if (Array.isArray(answer)) {
           for (let i = 0; i < answer.length && !subscriber.closed; i++) subscriber.next(answer[i] as R);
+          return false;
+        }
+        if (isGenerator(answer)) {
+          // As `from(generator)` iterates it: item by item, stopped (`return`) if the output closed.
+          for (const item of answer) {
+            if (subscriber.closed) break;
+            subscriber.next(item as R);
+          }
           return false;
         }
         let open = true;

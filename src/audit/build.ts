@@ -36,6 +36,26 @@ export const auditIds = (seq: number, event: HookEvent): AuditEventIds =>
         tool_use_id: redactText(event.tool_use_id),
       };
 
+/** A record under construction: its fields set one by one, in wire order. */
+type Building = Record<string, unknown>;
+
+/**
+ * A record's first fields, `type`, `record`, `time_ms`, then the event's ids, set key by key: a
+ * `{ ...ids, key }` literal is V8's slow object path (docs/performance.md), once per record here.
+ */
+const recordHead = (record: string, timeMs: number, ids: AuditEventIds): Building => {
+  const head: Building = {
+    type: 'audit',
+    record,
+    time_ms: timeMs,
+    seq: ids.seq,
+    hook_event_name: ids.hook_event_name,
+    session_id: ids.session_id,
+  };
+  if (ids.tool_use_id !== undefined) head['tool_use_id'] = ids.tool_use_id;
+  return head;
+};
+
 const stringField = (event: HookEvent, key: string): string | undefined => {
   const value = (event as Readonly<Record<string, unknown>>)[key];
   return typeof value === 'string' ? value : undefined;
@@ -59,23 +79,18 @@ export const eventReceivedRecord = (
   timeMs: number,
   withContent = false,
 ): EventReceivedRecord => {
-  const record: { -readonly [K in keyof EventReceivedRecord]: EventReceivedRecord[K] } = {
-    type: 'audit',
-    record: 'event_received',
-    time_ms: timeMs,
-    ...auditIds(seq, event),
-    chain: chain.map((hook) => hook.name),
-  };
+  const record = recordHead('event_received', timeMs, auditIds(seq, event));
+  record['chain'] = chain.map((hook) => hook.name);
   const runId = stringField(event, 'run_id');
-  if (runId !== undefined) record.run_id = redactText(runId);
+  if (runId !== undefined) record['run_id'] = redactText(runId);
   const toolName = stringField(event, 'tool_name');
-  if (toolName !== undefined) record.tool_name = redactText(toolName);
-  if (observers.length > 0) record.observers = observers.map((hook) => hook.name);
+  if (toolName !== undefined) record['tool_name'] = redactText(toolName);
+  if (observers.length > 0) record['observers'] = observers.map((hook) => hook.name);
   if (withContent) {
     const content = contentOf(event);
-    if (content !== undefined) record.content = content;
+    if (content !== undefined) record['content'] = content;
   }
-  return record;
+  return record as unknown as EventReceivedRecord;
 };
 
 /** The parts of a result every hook record shares: outcome, own decision, failure, messages. */
@@ -103,21 +118,17 @@ export const hookResultRecord = (
   const fields = resultFields(run.result);
   const reason =
     fields.outcome !== 'ok' && nonEmpty(run.effective.reason) ? auditText(run.effective.reason) : undefined;
-  return {
-    type: 'audit',
-    record: 'hook_result',
-    time_ms: endMs,
-    ...ids,
-    hook: run.hook.name,
-    source: run.hook.source,
-    position,
-    start_ms: endMs - run.durationMs,
-    end_ms: endMs,
-    duration_ms: run.durationMs,
-    ...fields,
-    effective: run.effective.decision,
-    ...(reason !== undefined && { reason }),
-  };
+  const record = recordHead('hook_result', endMs, ids);
+  record['hook'] = run.hook.name;
+  record['source'] = run.hook.source;
+  record['position'] = position;
+  record['start_ms'] = endMs - run.durationMs;
+  record['end_ms'] = endMs;
+  record['duration_ms'] = run.durationMs;
+  Object.assign(record, fields);
+  record['effective'] = run.effective.decision;
+  if (reason !== undefined) record['reason'] = reason;
+  return record as unknown as HookResultRecord;
 };
 
 /**
@@ -166,20 +177,17 @@ export const decisionRecords = (
   });
   const decider =
     line.decision === 'none' ? undefined : line.hooks.find((report) => report.decision === line.decision);
-  records.push({
-    type: 'audit',
-    record: 'decision',
-    time_ms: timeMs,
-    ...ids,
-    decision: line.decision,
-    ...(nonEmpty(line.reason) && { reason: auditText(line.reason) }),
-    ...(nonEmpty(line.systemMessage) && { system_message: auditText(line.systemMessage) }),
-    ...(decider !== undefined && { decided_by: decider.name }),
-    hooks_run: run,
-    hooks_skipped: line.hooks.length - run,
-    duration_ms: Math.max(0, timeMs - receivedMs),
-    ...(line.stop_loop_guard !== undefined && { stop_loop_guard: stopLoopGuardField(line.stop_loop_guard) }),
-  });
+  const record = recordHead('decision', timeMs, ids);
+  record['decision'] = line.decision;
+  if (nonEmpty(line.reason)) record['reason'] = auditText(line.reason);
+  if (nonEmpty(line.systemMessage)) record['system_message'] = auditText(line.systemMessage);
+  if (decider !== undefined) record['decided_by'] = decider.name;
+  record['hooks_run'] = run;
+  record['hooks_skipped'] = line.hooks.length - run;
+  record['duration_ms'] = Math.max(0, timeMs - receivedMs);
+  if (line.stop_loop_guard !== undefined)
+    record['stop_loop_guard'] = stopLoopGuardField(line.stop_loop_guard);
+  records.push(record as unknown as DecisionRecord);
   return records;
 };
 

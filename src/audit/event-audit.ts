@@ -1,4 +1,4 @@
-import { concatWith, defer, EMPTY, from, tap, type Observable, type ObservableInput } from 'rxjs';
+import { from, tap, type Observable, type ObservableInput } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import type { Observation } from '../../operators/runObservers.js';
 import type { HookEvent } from '../events/codecs.js';
@@ -62,16 +62,17 @@ export const auditEvent = (
   if (Array.isArray(lines)) return linesThen(lines as readonly OutputLine[], afterDecision);
   let decided: HookDecision | undefined;
   const lines$: Observable<OutputLine> = from(lines);
+  // One tap: its `complete` runs once every line (the decision last) was delivered, before the
+  // output completes: one operator where a tap and a concatWith of a defer were three (row 9b).
   return lines$.pipe(
-    tap((line) => {
-      if (line.type === 'hook_decision') decided = line;
-    }),
-    concatWith(
-      defer(() => {
+    tap({
+      next: (line) => {
+        if (line.type === 'hook_decision') decided = line;
+      },
+      complete: () => {
         if (decided !== undefined) afterDecision(decided);
-        return EMPTY;
-      }),
-    ),
+      },
+    }),
   );
 };
 

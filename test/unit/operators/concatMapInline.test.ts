@@ -19,8 +19,7 @@ describe('concatMapInline', () => {
     createTestScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const b = cold('----B|');
       const input = hot('--a--b--c------|');
-      const project = (value: string): ObservableInput<string> =>
-        value === 'b' ? b : [value.toUpperCase()];
+      const project = (value: string): ObservableInput<string> => (value === 'b' ? b : [value.toUpperCase()]);
       expectObservable(input.pipe(concatMapInline(project))).toBe('--A------BC----|');
       expectObservable(input.pipe(concatMap(project))).toBe('--A------BC----|');
       expectSubscriptions(b.subscriptions).toBe(['-----^----!', '-----^----!']);
@@ -143,8 +142,45 @@ describe('concatMapInline', () => {
     expect(count).toBe(100_000);
   });
 
+  it('iterates a generator answer in place, as from(generator) would: its code after the last item runs before the next value', () => {
+    const order: string[] = [];
+    function* answer(n: number) {
+      yield `${n}`;
+      order.push(`after ${n}`);
+    }
+    const run = (operator: OperatorFunction<number, string>) => {
+      order.length = 0;
+      of(1, 2)
+        .pipe(operator)
+        .subscribe({ next: (line) => order.push(line), complete: () => order.push('|') });
+      return [...order];
+    };
+    expect(run(concatMapInline(answer))).toEqual(['1', 'after 1', '2', 'after 2', '|']);
+    expect(run(concatMapInline(answer))).toEqual(run(concatMap(answer)));
+  });
+
+  it('stops a generator answer when the output is unsubscribed mid-way: the rest never runs', () => {
+    let finished = false;
+    function* answer() {
+      try {
+        yield 'a';
+        yield 'b';
+      } finally {
+        finished = true;
+      }
+    }
+    const seen: string[] = [];
+    of(1)
+      .pipe(concatMapInline(answer), take(1))
+      .subscribe((line) => seen.push(line));
+    expect(seen).toEqual(['a']);
+    expect(finished).toBe(true);
+  });
+
   it('types: T in, R out, like concatMap', () => {
-    expectTypeOf(concatMapInline((n: number) => [String(n)])).toEqualTypeOf<OperatorFunction<number, string>>();
+    expectTypeOf(concatMapInline((n: number) => [String(n)])).toEqualTypeOf<
+      OperatorFunction<number, string>
+    >();
     expectTypeOf(of(1).pipe(concatMapInline((n) => of(n).pipe(map(String))))).toEqualTypeOf<
       Observable<string>
     >();
