@@ -2,32 +2,12 @@ import {
   from,
   isObservable,
   Observable,
-  Subscription,
   type ObservableInput,
-  type Observer,
   type OperatorFunction,
   type Subscriber,
+  type Subscription,
 } from 'rxjs';
-
-/**
- * The source's side of `concatMapInline`: an Observer that is also a Subscription, so RxJS uses it
- * as the source's subscriber as it is (`isSubscriber`), and a synchronous source (`from(array)`)
- * stops as soon as the output is unsubscribed, as it does under RxJS's own operators.
- */
-class SourceObserver<T> extends Subscription implements Observer<T> {
-  constructor(private readonly handlers: Observer<T>) {
-    super();
-  }
-  next(value: T): void {
-    if (!this.closed) this.handlers.next(value);
-  }
-  error(error: unknown): void {
-    if (!this.closed) this.handlers.error(error);
-  }
-  complete(): void {
-    if (!this.closed) this.handlers.complete();
-  }
-}
+import { DirectObserver } from '../src/chain/direct-observer.js';
 
 /** What every generator object inherits from (%GeneratorPrototype%). */
 const GENERATOR_PROTOTYPE: object = Object.getPrototypeOf(Object.getPrototypeOf((function* () {})()));
@@ -87,17 +67,19 @@ export const concatMapInline =
           return false;
         }
         let open = true;
-        const inner = from(answer).subscribe({
-          next: (item) => subscriber.next(item),
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => {
-            open = false;
-            if (running !== undefined) {
-              running = undefined;
-              drain();
-            }
-          },
-        });
+        const inner = from(answer).subscribe(
+          new DirectObserver<R>({
+            next: (item) => subscriber.next(item),
+            error: (error: unknown) => subscriber.error(error),
+            complete: () => {
+              open = false;
+              if (running !== undefined) {
+                running = undefined;
+                drain();
+              }
+            },
+          }),
+        );
         if (!open) return false;
         running = inner;
         return true;
@@ -119,7 +101,9 @@ export const concatMapInline =
         if (running === undefined && waiting.length === 0 && sourceDone) subscriber.complete();
       };
 
-      const fromSource = new SourceObserver<T>({
+      // The source's subscriber is a DirectObserver, so a synchronous source (`from(array)`) stops as
+      // soon as the output is unsubscribed, as it does under RxJS's own operators.
+      const fromSource = new DirectObserver<T>({
         next: (value) => {
           waiting.push(value);
           drain();

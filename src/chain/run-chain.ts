@@ -11,6 +11,7 @@ import { effectiveDecision } from '../protocol/effective.js';
 import { redactedEvent, redactResult } from '../protocol/redact/index.js';
 import { checkToolRewrites } from '../protocol/tool-declarations.js';
 import type { Hook } from '../registry/hook.js';
+import { DirectObserver } from './direct-observer.js';
 import { runHook, type RunDeps } from './run-hook.js';
 import { translateDialect } from './translate-dialect.js';
 
@@ -81,7 +82,8 @@ export const hookRun = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
  * `project` (optional) makes each step what the caller needs, in place of a `map` and a `filter`
  * after it: a step it maps to `undefined` is not emitted. Anything that throws on the way (making
  * a run, the verdict, `project`), and an error of a hook's stream (an executor that throws when
- * called), errors the output, with no verdict. Unsubscribing cancels the running hook.
+ * called), errors the output, with no verdict; or, given `recover` (in place of a `catchError`),
+ * the output ends with the items it makes of the error. Unsubscribing cancels the running hook.
  *
  * ```
  * chain:   [a, b, c]          a allows at 2; b blocks 3 frames after it starts
@@ -94,12 +96,14 @@ export function runChain<T>(
   event: HookEvent,
   deps: RunDeps,
   project: (step: ChainStep) => T | undefined,
+  recover?: (error: unknown) => readonly T[],
 ): Observable<T>;
 export function runChain<T>(
   chain: readonly Hook[],
   event: HookEvent,
   deps: RunDeps,
   project?: (step: ChainStep) => T | undefined,
+  recover?: (error: unknown) => readonly T[],
 ): Observable<T | ChainStep> {
   return new Observable<T | ChainStep>((subscriber) => {
     const runs: HookRun[] = [];
@@ -107,7 +111,22 @@ export function runChain<T>(
     let running: Subscription | undefined;
     let inLoop = false;
 
-    /** Emits a step (projected); false when something threw and the output errored. */
+    /** Something threw: the output ends with what `recover` makes of it, or errors without it. */
+    const fail = (error: unknown): void => {
+      running?.unsubscribe();
+      running = undefined;
+      if (recover === undefined) return subscriber.error(error);
+      let items: readonly T[];
+      try {
+        items = recover(error);
+      } catch (thrown) {
+        return subscriber.error(thrown);
+      }
+      for (const item of items) subscriber.next(item);
+      subscriber.complete();
+    };
+
+    /** Emits a step (projected); false when something threw and the output ended. */
     const emit = (make: () => ChainStep): boolean => {
       try {
         const step = make();
@@ -115,7 +134,7 @@ export function runChain<T>(
         if (out !== undefined) subscriber.next(out);
         return true;
       } catch (error) {
-        subscriber.error(error);
+        fail(error);
         return false;
       }
     };
@@ -135,25 +154,27 @@ export function runChain<T>(
         const hook = chain[next++]!;
         const startedAt = deps.scheduler.now();
         // The answer is made a run here rather than by `hookRun`'s map: one operator less per hook.
-        const started = hookAnswer(hook, event, deps).subscribe({
-          next: (answer) => {
-            let run: HookRun | undefined;
-            const made = emit(() => {
-              run = runOf(hook, event, deps, startedAt, answer);
-              runs.push(run);
-              return { type: 'run', run };
-            });
-            if (made && run !== undefined && endsChain(run)) end();
-          },
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => {
-            open = false;
-            if (running !== undefined && !inLoop) {
-              running = undefined;
-              advance();
-            }
-          },
-        });
+        const started = hookAnswer(hook, event, deps).subscribe(
+          new DirectObserver<HookResult>({
+            next: (answer) => {
+              let run: HookRun | undefined;
+              const made = emit(() => {
+                run = runOf(hook, event, deps, startedAt, answer);
+                runs.push(run);
+                return { type: 'run', run };
+              });
+              if (made && run !== undefined && endsChain(run)) end();
+            },
+            error: fail,
+            complete: () => {
+              open = false;
+              if (running !== undefined && !inLoop) {
+                running = undefined;
+                advance();
+              }
+            },
+          }),
+        );
         if (open && !subscriber.closed) running = started;
       }
       inLoop = false;

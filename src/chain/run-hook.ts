@@ -8,6 +8,7 @@ import type { HookEvent } from '../events/codecs.js';
 import { exceptionFailure, isResult, type HookEmission, type HookExecutor } from '../exec/port.js';
 import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../protocol/result.js';
 import type { Hook } from '../registry/hook.js';
+import { DirectObserver } from './direct-observer.js';
 
 /** What running hooks needs from the outside world. */
 export interface RunDeps {
@@ -113,11 +114,13 @@ export const runHook = (hook: Hook, event: HookEvent, deps: RunDeps): Observable
     };
 
     const source = deps.executor(hook, event);
-    running = source.subscribe({
-      next: onEmission,
-      error: (error: unknown) => finish(exceptionFailure(error)),
-      complete: () => finish(failure('exception', 'completed without a result')),
-    });
+    running = source.subscribe(
+      new DirectObserver<HookEmission>({
+        next: onEmission,
+        error: (error: unknown) => finish(exceptionFailure(error)),
+        complete: () => finish(failure('exception', 'completed without a result')),
+      }),
+    );
     subscribing = false;
     if (finished) running.unsubscribe();
     else arm();

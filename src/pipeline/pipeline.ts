@@ -173,11 +173,18 @@ export const runEvent = (
   job.chain.length === 0
     ? // Most events have no hook: the chain's operators for an empty chain made row 3a 3.0× slower.
       [toDecision(job.seq, job.event, aggregate([]))]
-    : // One projection for the audit's clock (only when someone listens) and the line of each step.
-      runChain(job.chain, job.event, deps, (step) => {
-        if (onRun !== undefined && step.type === 'run') onRun(step.run);
-        return toLine(job, step);
-      }).pipe(catchError((error: unknown) => internalFailureLines(job, job.chain, error)));
+    : // One projection for the audit's clock (only when someone listens) and the line of each step,
+      // and the internal-failure answer in place of a catchError.
+      runChain(
+        job.chain,
+        job.event,
+        deps,
+        (step) => {
+          if (onRun !== undefined && step.type === 'run') onRun(step.run);
+          return toLine(job, step);
+        },
+        (error) => internalFailureLines(job, job.chain, error),
+      );
 
 /** Told of each hook run of an event as it finishes (the audit's clock). */
 type OnRun = (run: HookRun) => void;

@@ -140,6 +140,31 @@ describe('runChain', () => {
     });
   });
 
+  it('recover ends the output with what it makes of an error, in place of the error', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const fake = fakeExecutor({ a: cold('-A|', { A: results.allow() }) });
+      // An executor that throws when called for b: the chain's stream errors there.
+      const executor: HookExecutor = (hook, event) => {
+        if (hook.name === 'b') throw new Error('executor broke');
+        return fake(hook, event);
+      };
+      const deps = { executor, scheduler };
+      const names = (step: ChainStep) => (step.type === 'run' ? step.run.hook.name : 'verdict');
+      const failing = (step: ChainStep) => {
+        if (step.type === 'verdict') throw new Error('no verdict');
+        return names(step);
+      };
+      expectObservable(
+        runChain([a, commandHook('b'), c], pre, deps, names, (error) => [(error as Error).message, 'x']),
+      ).toBe('-(arx|)', { a: 'a', r: 'executor broke', x: 'x' });
+      expectObservable(runChain([a], pre, deps, failing, (error) => [(error as Error).message])).toBe(
+        '-(an|)',
+        { a: 'a', n: 'no verdict' },
+      );
+    });
+  });
+
   it('runs 10,000 hooks that answer at once in a loop, without growing the stack', () => {
     const many = defineHooks({
       PreToolUse: Array.from({ length: 10_000 }, (_, i) => ({ name: `f${i}`, run: () => ({}) })),
