@@ -42,12 +42,15 @@ export const auditEvent = (
   audit: EventAudit,
 ): ObservableInput<OutputLine> => {
   const auditing = audit.auditing();
-  const observers = audit.observersOf(job.event);
-  if (!auditing && observers.length === 0) return runChain();
+  // Without a listener, the observers decide whether there is anything to do; with one, which
+  // observers the event meets is looked up after its decision, off the decision's path (row 9).
+  let observers: readonly Hook[] | undefined = auditing ? undefined : audit.observersOf(job.event);
+  if (observers !== undefined && observers.length === 0) return runChain();
   const receivedAt = audit.now();
   const ended: { readonly run: HookRun; readonly endMs: number }[] = [];
   const onRun = auditing ? (run: HookRun) => void ended.push({ run, endMs: audit.now() }) : undefined;
   const afterDecision = (decided: HookDecision): void => {
+    observers ??= audit.observersOf(job.event);
     const ids = auditIds(job.seq, job.event);
     if (auditing) {
       audit.emit(eventReceivedRecord(job.seq, job.event, job.chain, observers, receivedAt, audit.content));
