@@ -188,7 +188,9 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
         admitEvents(defaults),
         matchHooks(registry),
         // What the pipeline does with an event whose chain is empty.
-        concatMapInline((job) => (job.kind === 'event' ? [toDecision(job.seq, job.event, aggregate([]))] : [])),
+        concatMapInline((job) =>
+          job.kind === 'event' ? [toDecision(job.seq, job.event, aggregate([]))] : [],
+        ),
       ),
     ),
     pipeline: throughStages(
@@ -220,7 +222,7 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
     rows: [
       {
         id: '3a',
-        what: 'events without a matching hook through `hookPipeline` vs loop of `admit` (the plain-data copy of a host\'s object + `decodeEvent`) + `aggregate`',
+        what: "events without a matching hook through `hookPipeline` vs loop of `admit` (the plain-data copy of a host's object + `decodeEvent`) + `aggregate`",
         subject: rateCell(pipeline),
         baseline: rateCell(admitAggregate),
         ratio: costRatio,
@@ -229,7 +231,7 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
       },
       {
         id: '3e',
-        what: 'same, vs loop of `decodeEvent` + `aggregate` on the host\'s object as it is (3a\'s floor before events were copied at admission)',
+        what: "same, vs loop of `decodeEvent` + `aggregate` on the host's object as it is (3a's floor before events were copied at admission)",
         subject: rateCell(pipeline),
         baseline: rateCell(decodeAggregate),
         ratio: decodeOnlyRatio,

@@ -15,5 +15,4 @@ import type { HookRun } from '../src/protocol/aggregate.js';
  *
  * Example: `from(chain).pipe(runHooks(event, deps), stopOnBlock())`
  */
-export const stopOnBlock = (): MonoTypeOperatorFunction<HookRun> =>
-  takeWhile((run) => !endsChain(run), true);
+export const stopOnBlock = (): MonoTypeOperatorFunction<HookRun> => takeWhile((run) => !endsChain(run), true);
