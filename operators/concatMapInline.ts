@@ -66,13 +66,12 @@ export const concatMapInline =
           }
           return false;
         }
-        let open = true;
+        // A DirectObserver is the subscription itself: closed once the stream ended while subscribing.
         const inner = from(answer).subscribe(
           new DirectObserver<R>({
             next: (item) => subscriber.next(item),
             error: (error: unknown) => subscriber.error(error),
             complete: () => {
-              open = false;
               if (running !== undefined) {
                 running = undefined;
                 drain();
@@ -80,7 +79,7 @@ export const concatMapInline =
             },
           }),
         );
-        if (!open) return false;
+        if (inner.closed) return false;
         running = inner;
         return true;
       };

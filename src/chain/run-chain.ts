@@ -109,7 +109,6 @@ export function runChain<T>(
     const runs: HookRun[] = [];
     let next = 0;
     let running: Subscription | undefined;
-    let inLoop = false;
 
     /** Something threw: the output ends with what `recover` makes of it, or errors without it. */
     const fail = (error: unknown): void => {
@@ -147,10 +146,8 @@ export function runChain<T>(
 
     /** Starts hooks in order while they finish at once; returns when one is still running. */
     const advance = (): void => {
-      inLoop = true;
       while (!subscriber.closed && running === undefined) {
         if (next === chain.length) return end();
-        let open = true;
         const hook = chain[next++]!;
         const startedAt = deps.scheduler.now();
         // The answer is made a run here rather than by `hookRun`'s map: one operator less per hook.
@@ -167,21 +164,21 @@ export function runChain<T>(
             },
             error: fail,
             complete: () => {
-              open = false;
-              if (running !== undefined && !inLoop) {
+              // Only a hook that was still running when its subscription returned starts the next
+              // one from here; one that ended while subscribing is followed by the loop.
+              if (running !== undefined) {
                 running = undefined;
                 advance();
               }
             },
           }),
         );
-        if (open && !subscriber.closed) running = started;
+        // A DirectObserver is the subscription itself: closed once the hook ended while subscribing.
+        if (!started.closed && !subscriber.closed) running = started;
       }
-      inLoop = false;
     };
 
     advance();
-    inLoop = false;
     return () => {
       running?.unsubscribe();
       running = undefined;
