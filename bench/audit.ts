@@ -12,7 +12,7 @@ import { mixedEvent, preToolUse } from './fixtures.js';
 import { rawSeries, type Context, type Measured } from './measurement.js';
 import { formatNumber, type Row } from './report.js';
 import { median, pairedRatios, summarize } from './stats.js';
-import { interleave } from './timing.js';
+import { interleaveIsolated, type IsolatedProbe } from './isolated.js';
 
 /** An observer that takes 50 ms per event: far slower than events arrive, so its lane fills. */
 const slowObserver: HookDefinition = {
@@ -73,6 +73,38 @@ const latencyRound =
     return (total * 1000) / events.length;
   };
 
+/** Which events and registries a probe of measurement 9 uses. */
+type HookCase = 'none' | 'one';
+
+export interface AuditProbeOptions {
+  readonly setup: Setup;
+  readonly hookCase: HookCase;
+  /** The fixtures folder (the events' `cwd`). */
+  readonly dir: string;
+  readonly batch: number;
+}
+
+/**
+ * The registries of a case: `none`, events that match no chain hook (the guard wants a tool none
+ * of them uses; the observer has no matcher, so the PreToolUse ones reach it); `one`, PreToolUse
+ * events that all meet the guard.
+ */
+const registriesOf = (hookCase: HookCase): Readonly<Record<Setup, Registry>> => {
+  const chainHook: HookDefinition = hookCase === 'none' ? { ...guard, matcher: '^deploy$' } : guard;
+  return {
+    plain: defineHooks({ PreToolUse: [chainHook] }),
+    audited: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
+    traced: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
+  };
+};
+
+/** Builds one probe of measurement 9 with its own events: what `bench/probe-worker.ts` calls. */
+export const probe = (options: AuditProbeOptions): (() => Promise<number>) => {
+  const make = options.hookCase === 'none' ? mixedEvent : preToolUse;
+  const events = Array.from({ length: options.batch }, (_, n) => make(options.dir, n));
+  return latencyRound(registriesOf(options.hookCase), options.setup, events);
+};
+
 const cell = (samples: readonly number[]) => {
   const summary = summarize(samples);
   return `${formatNumber(summary.median)} µs (p95 ${formatNumber(summary.p95)})`;
@@ -84,34 +116,28 @@ const cell = (samples: readonly number[]) => {
  * without either, on events without a chain hook and on events with one in-process hook; then
  * OpenTelemetry spans built from the audit stream, on against off. Latency is the time from
  * `next(event)` to the decision reaching a subscriber (the engine answers these synchronously).
+ * Each set-up runs in a worker thread of its own (`interleaveIsolated`), as a host runs one of
+ * them, not all three in one process.
  */
 export const measureAudit = async (context: Context): Promise<Measured> => {
   const batch = context.quick ? 4_000 : 20_000;
   const counts = context.quick ? { warmup: 2, iterations: 7 } : { warmup: 3, iterations: 15 };
-  const noHookEvents = Array.from({ length: batch }, (_, n) => mixedEvent(context.fixtures.dir, n));
-  const oneHookEvents = Array.from({ length: batch }, (_, n) => preToolUse(context.fixtures.dir, n));
-  // The no-hook events never match the guard's tool; the observer has no matcher, so it gets them.
-  const unmatched: HookDefinition = { ...guard, matcher: '^deploy$' };
-  const noHook = {
-    plain: defineHooks({ PreToolUse: [unmatched] }),
-    audited: defineHooks({ PreToolUse: [unmatched, slowObserver] }),
-    traced: defineHooks({ PreToolUse: [unmatched, slowObserver] }),
-  };
-  const oneHook = {
-    plain: defineHooks({ PreToolUse: [guard] }),
-    audited: defineHooks({ PreToolUse: [guard, slowObserver] }),
-    traced: defineHooks({ PreToolUse: [guard, slowObserver] }),
-  };
-  context.log(`9 audit: ${counts.iterations} rounds of ${batch} events, plain / audited / traced`);
-  const none = await interleave(counts, {
-    plain: latencyRound(noHook, 'plain', noHookEvents),
-    audited: latencyRound(noHook, 'audited', noHookEvents),
-    traced: latencyRound(noHook, 'traced', noHookEvents),
+  context.log(
+    `9 audit: ${counts.iterations} rounds of ${batch} events, plain / audited / traced, each in its own worker`,
+  );
+  const isolated = (hookCase: HookCase, setup: Setup): IsolatedProbe => ({
+    module: new URL(import.meta.url),
+    options: { setup, hookCase, dir: context.fixtures.dir, batch } satisfies AuditProbeOptions,
   });
-  const one = await interleave(counts, {
-    plain: latencyRound(oneHook, 'plain', oneHookEvents),
-    audited: latencyRound(oneHook, 'audited', oneHookEvents),
-    traced: latencyRound(oneHook, 'traced', oneHookEvents),
+  const none = await interleaveIsolated(counts, {
+    plain: isolated('none', 'plain'),
+    audited: isolated('none', 'audited'),
+    traced: isolated('none', 'traced'),
+  });
+  const one = await interleaveIsolated(counts, {
+    plain: isolated('one', 'plain'),
+    audited: isolated('one', 'audited'),
+    traced: isolated('one', 'traced'),
   });
   const pairRatio = (subject: readonly number[], baseline: readonly number[]) =>
     median(pairedRatios(subject, baseline));

@@ -19,6 +19,7 @@ import { mixedEvent } from './fixtures.js';
 import { rawSeries, type Context, type Measured } from './measurement.js';
 import { formatNumber } from './report.js';
 import { median, pairedRatios, ratio, summarizeRates, type Summary } from './stats.js';
+import { interleaveIsolated, type IsolatedProbe } from './isolated.js';
 import { interleave } from './timing.js';
 
 /**
@@ -150,13 +151,49 @@ const throughStages =
     return (elapsed * 1e6) / events.length;
   };
 
+/** The probes of rows 3a, 3b, 3d and 3e, each built in its own worker (`interleaveIsolated`). */
+type NoHookProbe =
+  'pipeline' | 'decodeAggregate' | 'admitAggregate' | 'fullWork' | 'linesPipeline' | 'parseDecode';
+
+export interface NoHookProbeOptions {
+  readonly probe: NoHookProbe;
+  /** The fixtures folder (the events' `cwd`). */
+  readonly dir: string;
+  readonly batch: number;
+}
+
+/** Builds one probe of measurement 3 with its own events: what `bench/probe-worker.ts` calls. */
+export const probe = (options: NoHookProbeOptions): (() => number) => {
+  const events: HookEvent[] = Array.from({ length: options.batch }, (_, n) => mixedEvent(options.dir, n));
+  const registry = unmatchedRegistry();
+  const defaults = defaultDeps(processExecutor());
+  // The same events as `cosh-hooks run` hands them to the pipeline: numbered lines of JSON text.
+  const lines = () => events.map((event, n) => new JsonLine(n + 1, JSON.stringify(event)));
+  switch (options.probe) {
+    case 'pipeline':
+      return throughPipeline(registry, events);
+    case 'decodeAggregate':
+      return decodeAggregateLoop(events, defaults);
+    case 'admitAggregate':
+      return admitAggregateLoop(events, defaults);
+    case 'fullWork':
+      return fullWorkLoop(registry, events, defaults);
+    case 'linesPipeline':
+      return throughPipeline(registry, lines());
+    case 'parseDecode':
+      return parseDecodeLoop(lines(), defaults);
+  }
+};
+
 const rateCell = (summary: Summary) =>
   `${formatNumber(summary.median)} ev/s (p95 low ${formatNumber(summary.p95)})`;
 
 /**
  * Measurement 3: events that match no hook, through `hookPipeline` with `defaultDeps`, against plain
- * loops. Rates are per round of `batch` events; the "p95" of a rate is its 5th percentile (the slow
- * tail), so it is reported as "p95 low".
+ * loops. Each of them runs in a worker thread of its own (`interleaveIsolated`), so none is compiled
+ * for what the others or the measurements before fed the shared functions. Rates are per round of
+ * `batch` events; the "p95" of a rate is its 5th percentile (the slow tail), so it is reported as
+ * "p95 low". The stage breakdown (3c, information) runs its prefixes side by side in this thread.
  */
 export const measureNoHook = async (context: Context): Promise<Measured> => {
   const batch = context.quick ? 20_000 : 100_000;
@@ -164,16 +201,20 @@ export const measureNoHook = async (context: Context): Promise<Measured> => {
   const events: HookEvent[] = Array.from({ length: batch }, (_, n) => mixedEvent(context.fixtures.dir, n));
   const registry = unmatchedRegistry();
   const defaults = defaultDeps(processExecutor());
-  // The same events as `cosh-hooks run` hands them to the pipeline: numbered lines of JSON text.
-  const lines = events.map((event, n) => new JsonLine(n + 1, JSON.stringify(event)));
-  context.log(`3 events without hooks: ${counts.iterations} rounds of ${batch} events, objects and lines`);
-  const samples = await interleave(counts, {
-    pipeline: throughPipeline(registry, events),
-    decodeAggregate: decodeAggregateLoop(events, defaults),
-    admitAggregate: admitAggregateLoop(events, defaults),
-    fullWork: fullWorkLoop(registry, events, defaults),
-    linesPipeline: throughPipeline(registry, lines),
-    parseDecode: parseDecodeLoop(lines, defaults),
+  context.log(
+    `3 events without hooks: ${counts.iterations} rounds of ${batch} events, objects and lines, each probe in its own worker`,
+  );
+  const isolated = (name: NoHookProbe): IsolatedProbe => ({
+    module: new URL(import.meta.url),
+    options: { probe: name, dir: context.fixtures.dir, batch } satisfies NoHookProbeOptions,
+  });
+  const samples = await interleaveIsolated(counts, {
+    pipeline: isolated('pipeline'),
+    decodeAggregate: isolated('decodeAggregate'),
+    admitAggregate: isolated('admitAggregate'),
+    fullWork: isolated('fullWork'),
+    linesPipeline: isolated('linesPipeline'),
+    parseDecode: isolated('parseDecode'),
   });
   // Where the pipeline's time goes: the same events through growing prefixes of it.
   context.log(`3 stage breakdown: ${counts.iterations} rounds`);
