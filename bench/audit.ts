@@ -22,18 +22,22 @@ const slowObserver: HookDefinition = {
 };
 const guard: HookDefinition = { name: 'guard', run: () => ({ decision: 'allow' as const }) };
 
-type Setup = 'plain' | 'audited' | 'traced';
+type Setup = 'plain' | 'audited' | 'traced' | 'busy';
 
 /**
  * Microseconds from `next(event)` to its decision reaching a subscriber, averaged over `events`.
  * `audited`: an audit$ subscriber encoding every record as the CLI does, and the slow observer;
- * `traced`: that, plus spans from the audit stream into an SDK with a batch processor.
+ * `traced`: that, plus spans from the audit stream into an SDK with a batch processor; `busy`: no
+ * audit, no observer, but the host encodes each decision line as JSON `encodings` times after
+ * taking its time (as many encodings as `audited` makes of records per event): a control, the
+ * cost of that much work after each decision on the same thread, with no engine part in it.
  */
 const latencyRound =
   (
     registries: Readonly<Record<Setup, Registry>>,
     setup: Setup,
     events: readonly unknown[],
+    encodings: number,
   ): (() => Promise<number>) =>
   async () => {
     const input = new Subject<EventInput>();
@@ -41,7 +45,7 @@ const latencyRound =
     const subscriptions: Subscription[] = [];
     let encoded = '';
     let provider: TracerProvider | undefined;
-    if (setup !== 'plain') {
+    if (setup === 'audited' || setup === 'traced') {
       subscriptions.push(streams.audit$.subscribe((record) => (encoded = encodeAuditRecord(record))));
     }
     if (setup === 'traced') {
@@ -55,9 +59,10 @@ const latencyRound =
     let decidedAt = 0;
     let decided = 0;
     subscriptions.push(
-      streams.decisions$.subscribe(() => {
+      streams.decisions$.subscribe((line) => {
         decidedAt = performance.now();
         decided += 1;
+        if (setup === 'busy') for (let i = 0; i < encodings; i++) encoded = JSON.stringify(line);
       }),
     );
     let total = 0;
@@ -93,6 +98,7 @@ const registriesOf = (hookCase: HookCase): Readonly<Record<Setup, Registry>> => 
   const chainHook: HookDefinition = hookCase === 'none' ? { ...guard, matcher: '^deploy$' } : guard;
   return {
     plain: defineHooks({ PreToolUse: [chainHook] }),
+    busy: defineHooks({ PreToolUse: [chainHook] }),
     audited: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
     traced: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
   };
@@ -102,7 +108,9 @@ const registriesOf = (hookCase: HookCase): Readonly<Record<Setup, Registry>> => 
 export const probe = (options: AuditProbeOptions): (() => Promise<number>) => {
   const make = options.hookCase === 'none' ? mixedEvent : preToolUse;
   const events = Array.from({ length: options.batch }, (_, n) => make(options.dir, n));
-  return latencyRound(registriesOf(options.hookCase), options.setup, events);
+  // The records `audited` makes per event: event_received and decision, and a hook_result per hook.
+  const encodings = options.hookCase === 'none' ? 2 : 3;
+  return latencyRound(registriesOf(options.hookCase), options.setup, events, encodings);
 };
 
 const cell = (samples: readonly number[]) => {
@@ -133,11 +141,13 @@ export const measureAudit = async (context: Context): Promise<Measured> => {
     plain: isolated('none', 'plain'),
     audited: isolated('none', 'audited'),
     traced: isolated('none', 'traced'),
+    busy: isolated('none', 'busy'),
   });
   const one = await interleaveIsolated(counts, {
     plain: isolated('one', 'plain'),
     audited: isolated('one', 'audited'),
     traced: isolated('one', 'traced'),
+    busy: isolated('one', 'busy'),
   });
   const pairRatio = (subject: readonly number[], baseline: readonly number[]) =>
     median(pairedRatios(subject, baseline));
@@ -175,6 +185,20 @@ export const measureAudit = async (context: Context): Promise<Measured> => {
       baseline: cell(one.plain),
       ratio: pairRatio(one.traced, one.plain),
     },
+    {
+      id: '9e',
+      what: "control, no chain hook: no audit, no observer, the host JSON-encodes each decision twice after taking its time (the work of 9a's two records, no engine part) vs plain",
+      subject: cell(none.busy),
+      baseline: cell(none.plain),
+      ratio: pairRatio(none.busy, none.plain),
+    },
+    {
+      id: '9f',
+      what: "control, one in-process hook: the same with three encodings (9b's three records) vs plain",
+      subject: cell(one.busy),
+      baseline: cell(one.plain),
+      ratio: pairRatio(one.busy, one.plain),
+    },
   ];
   return {
     rows,
@@ -183,11 +207,13 @@ export const measureAudit = async (context: Context): Promise<Measured> => {
         plain: rawSeries(none.plain),
         audited: rawSeries(none.audited),
         traced: rawSeries(none.traced),
+        busy: rawSeries(none.busy),
       },
       auditOneHookUs: {
         plain: rawSeries(one.plain),
         audited: rawSeries(one.audited),
         traced: rawSeries(one.traced),
+        busy: rawSeries(one.busy),
       },
     },
   };

@@ -1,4 +1,5 @@
-import { from, tap, type Observable, type ObservableInput } from 'rxjs';
+import { from, Observable, type ObservableInput } from 'rxjs';
+import { DirectObserver } from '../chain/direct-observer.js';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import type { Observation } from '../../operators/runObservers.js';
 import type { HookEvent } from '../events/codecs.js';
@@ -63,21 +64,36 @@ export const auditEvent = (
   // An event without hooks is answered with an array: a generator delivers it, then, asked for
   // the next item, does the audit (cheaper than an Observable pipeline on the no-hook path).
   if (Array.isArray(lines)) return linesThen(lines as readonly OutputLine[], afterDecision);
-  let decided: HookDecision | undefined;
-  const lines$: Observable<OutputLine> = from(lines);
-  // One tap: its `complete` runs once every line (the decision last) was delivered, before the
-  // output completes: one operator where a tap and a concatWith of a defer were three (row 9b).
-  return lines$.pipe(
-    tap({
+  return linesThenObservable(lines, afterDecision);
+};
+
+/**
+ * The lines of a chain, then `after` with its decision once every line (the decision last) was
+ * delivered, before the output completes. Written by hand (docs/performance.md, "Hand-written hot
+ * paths"): a `tap` around the chain was an operator subscription per audited event (row 9b).
+ * The observer is linked to the output before subscribing, so an output closed while the chain
+ * emits synchronously stops the chain at once, as under an operator.
+ */
+const linesThenObservable = (
+  lines: ObservableInput<OutputLine>,
+  after: (decided: HookDecision) => void,
+): Observable<OutputLine> =>
+  new Observable<OutputLine>((subscriber) => {
+    let decided: HookDecision | undefined;
+    const chain = new DirectObserver<OutputLine>({
       next: (line) => {
         if (line.type === 'hook_decision') decided = line;
+        subscriber.next(line);
       },
+      error: (error: unknown) => subscriber.error(error),
       complete: () => {
-        if (decided !== undefined) afterDecision(decided);
+        if (decided !== undefined) after(decided);
+        subscriber.complete();
       },
-    }),
-  );
-};
+    });
+    subscriber.add(chain);
+    from(lines).subscribe(chain);
+  });
 
 function* linesThen(
   lines: readonly OutputLine[],
