@@ -70,16 +70,19 @@ const contentOf = (event: HookEvent): Readonly<Record<string, unknown>> | undefi
   return Object.keys(content).length === 0 ? undefined : content;
 };
 
-/** `event_received`: the event's ids, its tool, and which hooks and observers it will meet. */
+/**
+ * `event_received`: the event's ids (`auditIds` of it, made once for all its records: each id is
+ * redacted), its tool, and which hooks and observers it will meet.
+ */
 export const eventReceivedRecord = (
-  seq: number,
+  ids: AuditEventIds,
   event: HookEvent,
   chain: readonly HookIdentity[],
   observers: readonly HookIdentity[],
   timeMs: number,
   withContent = false,
 ): EventReceivedRecord => {
-  const record = recordHead('event_received', timeMs, auditIds(seq, event));
+  const record = recordHead('event_received', timeMs, ids);
   record['chain'] = chain.map((hook) => hook.name);
   const runId = stringField(event, 'run_id');
   if (runId !== undefined) record['run_id'] = redactText(runId);

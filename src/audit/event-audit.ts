@@ -47,24 +47,31 @@ export const auditEvent = (
   // observers the event meets is looked up after its decision, off the decision's path (row 9).
   let observers: readonly Hook[] | undefined = auditing ? undefined : audit.observersOf(job.event);
   if (observers !== undefined && observers.length === 0) return runChain();
-  const receivedAt = audit.now();
   const ended: { readonly run: HookRun; readonly endMs: number }[] = [];
-  const onRun = auditing ? (run: HookRun) => void ended.push({ run, endMs: audit.now() }) : undefined;
-  const afterDecision = (decided: HookDecision): void => {
+  const onRun =
+    auditing && job.chain.length > 0
+      ? (run: HookRun) => void ended.push({ run, endMs: audit.now() })
+      : undefined;
+  // A chain's stream has not started when `runChain` returns; an array is the whole answer, made
+  // in the microseconds before: one clock reading is the event's arrival and, for an array, its
+  // decision too (docs/audit.md).
+  const lines = runChain(onRun);
+  const receivedAt = audit.now();
+  const afterDecision = (decided: HookDecision, answeredAtOnce: boolean): void => {
     observers ??= audit.observersOf(job.event);
     const ids = auditIds(job.seq, job.event);
     if (auditing) {
-      audit.emit(eventReceivedRecord(job.seq, job.event, job.chain, observers, receivedAt, audit.content));
+      const decidedAt = answeredAtOnce ? receivedAt : audit.now();
+      audit.emit(eventReceivedRecord(ids, job.event, job.chain, observers, receivedAt, audit.content));
       ended.forEach(({ run, endMs }, position) => audit.emit(hookResultRecord(ids, run, position, endMs)));
-      for (const record of decisionRecords(ids, decided, receivedAt, audit.now())) audit.emit(record);
+      for (const record of decisionRecords(ids, decided, receivedAt, decidedAt)) audit.emit(record);
     }
     if (observers.length > 0) audit.observe({ ids, event: job.event, decision: decided, observers });
   };
-  const lines = runChain(onRun);
   // An event without hooks is answered with an array: a generator delivers it, then, asked for
   // the next item, does the audit (cheaper than an Observable pipeline on the no-hook path).
   if (Array.isArray(lines)) return linesThen(lines as readonly OutputLine[], afterDecision);
-  return linesThenObservable(lines, afterDecision);
+  return linesThenObservable(lines, (decided) => afterDecision(decided, false));
 };
 
 /**
@@ -97,12 +104,12 @@ const linesThenObservable = (
 
 function* linesThen(
   lines: readonly OutputLine[],
-  after: (decided: HookDecision) => void,
+  after: (decided: HookDecision, answeredAtOnce: true) => void,
 ): Generator<OutputLine> {
   let decided: HookDecision | undefined;
   for (const line of lines) {
     if (line.type === 'hook_decision') decided = line;
     yield line;
   }
-  if (decided !== undefined) after(decided);
+  if (decided !== undefined) after(decided, true);
 }
