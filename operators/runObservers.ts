@@ -1,17 +1,4 @@
-import {
-  concatMap,
-  concatWith,
-  connect,
-  defer,
-  filter,
-  groupBy,
-  map,
-  merge,
-  mergeMap,
-  finalize,
-  type Observable,
-  type OperatorFunction,
-} from 'rxjs';
+import { map, defer, Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import { observerDroppedRecord, observerResultRecord } from '../src/audit/build.js';
 import type { AuditEventIds, ObserverDroppedRecord, ObserverResultRecord } from '../src/audit/records.js';
 import type { HookEvent } from '../src/events/codecs.js';
@@ -20,6 +7,7 @@ import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
 import type { Hook } from '../src/registry/hook.js';
 import { runHook, type RunDeps } from '../src/chain/run-hook.js';
 import { translateDialect } from '../src/chain/translate-dialect.js';
+import { DirectObserver } from '../src/chain/direct-observer.js';
 
 /** One decided event, for its observers: what `runObservers` takes. */
 export interface Observation {
@@ -68,77 +56,41 @@ const runObserver = (task: Task, deps: RunDeps): Observable<ObserverResultRecord
 
 /** Events a full lane turned away since its last report: reported as one `observer_dropped`. */
 interface Drops {
-  readonly first: Task;
-  readonly last: Task;
-  readonly count: number;
+  readonly first: Observation;
+  last: Observation;
+  count: number;
 }
 
-interface Admission {
-  readonly task: Task;
-  readonly run: boolean;
-  /** The drops to report now: before this event runs, or when the lane ends. */
-  readonly report?: Drops;
+/** One observer's lane: what it holds (running + waiting), what it turned away. */
+interface Lane {
+  readonly hook: Hook;
+  /** Events held: the one running and those waiting. */
+  held: number;
+  /** Events turned away since the run began. */
+  total: number;
+  /** Turned away since the last report. */
+  drops: Drops | undefined;
+  readonly waiting: Observation[];
+  running: Subscription | undefined;
 }
-
-/**
- * One observer's lane: one event at a time, at most `limit` held; past that the newest is dropped.
- * Drops are reported together, as one record, when the lane next takes an event or ends: an
- * overloaded observer costs the audit one record per burst, not one per event.
- */
-const lane =
-  (limit: number, deps: RunDeps): OperatorFunction<Task, ObserverRecord> =>
-  (tasks$) =>
-    defer(() => {
-      let held = 0;
-      let total = 0;
-      let drops: Drops | undefined;
-      const reportOf = (batch: Drops) =>
-        observerDroppedRecord(
-          batch.first.observation.ids,
-          batch.first.hook,
-          batch.count,
-          total,
-          batch.last.observation.ids.seq,
-          limit,
-          deps.scheduler.now(),
-        );
-      return tasks$.pipe(
-        map((task): Admission => {
-          if (held >= limit) {
-            total += 1;
-            drops = { first: drops?.first ?? task, last: task, count: (drops?.count ?? 0) + 1 };
-            return { task, run: false };
-          }
-          held += 1;
-          const report = drops;
-          drops = undefined;
-          return report === undefined ? { task, run: true } : { task, run: true, report };
-        }),
-        connect((admissions$) =>
-          merge(
-            admissions$.pipe(
-              concatMap(({ report }) => (report === undefined ? [] : [reportOf(report)])),
-              concatWith(defer(() => (drops === undefined ? [] : [reportOf(drops)]))),
-            ),
-            admissions$.pipe(
-              filter((admission) => admission.run),
-              concatMap(({ task }) => runObserver(task, deps).pipe(finalize(() => (held -= 1)))),
-            ),
-          ),
-        ),
-      );
-    });
 
 /**
  * Runs observer hooks (docs/audit.md) for decided events and emits what happened as audit records.
  * Each observer has its own lane: its events run one at a time, in decision order, each under the
  * observer's timeout, with the event plus `cosh_decision`. A lane holds at most `limit` events
  * (the one running included); an event arriving at a full lane is dropped for that observer (the
- * newest is dropped, the queue is kept). Drops are reported as one `observer_dropped` record per
- * burst (its first event's ids, how many, the last `seq`, the running total), when the lane next
- * takes an event or when the observations end. An observer's
+ * newest is dropped, the queue is kept), which costs a counter and nothing else. Drops are reported
+ * as one `observer_dropped` record per burst (its first event's ids, how many, the last `seq`, the
+ * running total), when the lane next takes an event or when the observations end. An observer's
  * answer is recorded and never acted on; its failure is an `observer_result` and nothing else.
- * Observers of one event run concurrently with each other and with later events' chains.
+ * Observers of one event run concurrently with each other and with later events' chains. The
+ * output completes once the observations have and every lane is empty; an error of the
+ * observations (or of an observer's stream) is passed on at once, and unsubscribing cancels every
+ * running observer.
+ *
+ * Written by hand (docs/performance.md, "Hand-written hot paths"): composed (`concatMap` into
+ * tasks, `groupBy`, a lane's `map` and `connect` with two `concatMap`s) it cost about 2 µs per
+ * observed event, even for one a full lane drops. Its spec checks it against that composed form.
  *
  * ```
  * observations: a-b-c-------|      o is an observer taking 5 frames, limit 2
@@ -151,8 +103,118 @@ const lane =
 export const runObservers =
   (deps: RunDeps, limit: number = DEFAULT_OBSERVER_QUEUE): OperatorFunction<Observation, ObserverRecord> =>
   (observations$) =>
-    observations$.pipe(
-      concatMap((observation) => observation.observers.map((hook): Task => ({ hook, observation }))),
-      groupBy((task) => task.hook),
-      mergeMap((tasks$) => tasks$.pipe(lane(Math.max(1, limit), deps))),
-    );
+    new Observable<ObserverRecord>((subscriber) => {
+      const bound = Math.max(1, limit);
+      // By hook, in the order observers were first met (the order their end-of-run reports come in).
+      const lanes = new Map<Hook, Lane>();
+      let observationsDone = false;
+
+      const report = (lane: Lane, batch: Drops): void =>
+        subscriber.next(
+          observerDroppedRecord(
+            batch.first.ids,
+            lane.hook,
+            batch.count,
+            lane.total,
+            batch.last.ids.seq,
+            bound,
+            deps.scheduler.now(),
+          ),
+        );
+
+      const idle = (): boolean => {
+        for (const lane of lanes.values()) if (lane.held > 0) return false;
+        return true;
+      };
+
+      const completeIfDone = (): void => {
+        if (observationsDone && idle()) subscriber.complete();
+      };
+
+      /** Starts the lane's waiting events in order while they end at once; returns when one runs. */
+      const advance = (lane: Lane): void => {
+        while (lane.running === undefined && lane.waiting.length > 0 && !subscriber.closed) {
+          const observation = lane.waiting.shift() as Observation;
+          // A DirectObserver is the subscription itself: closed once the run ended while subscribing.
+          const run = runObserver({ hook: lane.hook, observation }, deps).subscribe(
+            new DirectObserver<ObserverResultRecord>({
+              next: (record) => subscriber.next(record),
+              error: (error: unknown) => subscriber.error(error),
+              complete: () => {
+                lane.held -= 1;
+                if (lane.running !== undefined) {
+                  lane.running = undefined;
+                  advance(lane);
+                  completeIfDone();
+                }
+              },
+            }),
+          );
+          if (!run.closed) lane.running = run;
+        }
+      };
+
+      const offer = (lane: Lane, observation: Observation): void => {
+        if (lane.held >= bound) {
+          // A counter and two references: a full lane is what an overloaded observer hits per event.
+          lane.total += 1;
+          if (lane.drops === undefined) lane.drops = { first: observation, last: observation, count: 1 };
+          else {
+            lane.drops.last = observation;
+            lane.drops.count += 1;
+          }
+          return;
+        }
+        lane.held += 1;
+        const batch = lane.drops;
+        lane.drops = undefined;
+        if (batch !== undefined) report(lane, batch);
+        lane.waiting.push(observation);
+        advance(lane);
+      };
+
+      const laneOf = (hook: Hook): Lane => {
+        let lane = lanes.get(hook);
+        if (lane === undefined) {
+          lane = { hook, held: 0, total: 0, drops: undefined, waiting: [], running: undefined };
+          lanes.set(hook, lane);
+        }
+        return lane;
+      };
+
+      const fromObservations = new DirectObserver<Observation>({
+        next: (observation) => {
+          try {
+            for (const hook of observation.observers) {
+              if (subscriber.closed) return;
+              offer(laneOf(hook), observation);
+            }
+          } catch (error) {
+            subscriber.error(error);
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          observationsDone = true;
+          try {
+            for (const lane of lanes.values()) {
+              const batch = lane.drops;
+              lane.drops = undefined;
+              if (batch !== undefined && !subscriber.closed) report(lane, batch);
+            }
+          } catch (error) {
+            return subscriber.error(error);
+          }
+          completeIfDone();
+        },
+      });
+      subscriber.add(fromObservations);
+      observations$.subscribe(fromObservations);
+      return () => {
+        for (const lane of lanes.values()) {
+          lane.running?.unsubscribe();
+          lane.running = undefined;
+          lane.waiting.length = 0;
+        }
+      };
+    });

@@ -43,6 +43,7 @@ const PRODUCT = [...sources('src'), ...sources('operators')];
  */
 const HAND_WRITTEN = [
   'operators/concatMapInline.ts',
+  'operators/runObservers.ts',
   'src/audit/event-audit.ts',
   'src/chain/run-chain.ts',
   'src/chain/run-hook.ts',
