@@ -94,7 +94,13 @@ const linesThenObservable = (
       },
       error: (error: unknown) => subscriber.error(error),
       complete: () => {
-        if (decided !== undefined) after(decided);
+        // A DirectObserver does not catch for its handlers: what the audit step throws ends this
+        // stream with an error, as a `tap` did, and never escapes into the chain's timer.
+        try {
+          if (decided !== undefined) after(decided);
+        } catch (error) {
+          return subscriber.error(error);
+        }
         subscriber.complete();
       },
     });

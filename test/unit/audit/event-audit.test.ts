@@ -6,6 +6,7 @@ import type { HookEvent } from '../../../src/events/codecs.js';
 import type { OutputLine } from '../../../src/output/lines.js';
 import { toDecision } from '../../../src/output/lines.js';
 import { aggregate } from '../../../src/protocol/aggregate.js';
+import { createTestScheduler } from '../../../src/testing/index.js';
 import type { MatchedEvent } from '../../../operators/matchHooks.js';
 
 const event = {
@@ -87,5 +88,23 @@ describe('auditEvent', () => {
       'decision',
       'complete',
     ]);
+  });
+
+  it("what the audit step throws after an asynchronous chain becomes the stream's error, as under a tap, and is never thrown out of the chain's timer", () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const chain = cold<OutputLine>('--d|', { d: decision });
+      const throwing: EventAudit = {
+        ...auditInto([]),
+        emit: () => {
+          throw new Error('record sink broke');
+        },
+      };
+      expectObservable(from(auditEvent(job, () => chain, throwing))).toBe(
+        '--d#',
+        { d: decision },
+        new Error('record sink broke'),
+      );
+    });
   });
 });
