@@ -29,20 +29,23 @@ export const DEFAULT_OBSERVER_QUEUE = 64;
 /** The field an observer finds the event's final decision in. */
 export const DECISION_FIELD = 'cosh_decision';
 
-interface Task {
-  readonly hook: Hook;
-  readonly observation: Observation;
-}
-
 /** The event an observer receives: the admitted event plus `cosh_decision` (the decision line minus `type`). */
 export const observedEvent = (event: HookEvent, decision: HookDecision): HookEvent => {
   const { type: _line, ...decided } = decision;
   return { ...event, [DECISION_FIELD]: decided } as unknown as HookEvent;
 };
 
-const runObserver = (task: Task, deps: RunDeps): Observable<ObserverResultRecord> =>
+/**
+ * One observer on one decided event, as its `observer_result` record: the event plus
+ * `cosh_decision`, redacted first for a `redact = true` observer, in the observer's dialect and
+ * under its deadlines; the answer redacted.
+ */
+export const runObserver = (
+  hook: Hook,
+  observation: Observation,
+  deps: RunDeps,
+): Observable<ObserverResultRecord> =>
   defer(() => {
-    const { hook, observation } = task;
     const startedAt = deps.scheduler.now();
     const sent = observedEvent(observation.event, observation.decision);
     return translateDialect(hook, sent, (one, event) =>
@@ -136,7 +139,7 @@ export const runObservers =
         while (lane.running === undefined && lane.waiting.length > 0 && !subscriber.closed) {
           const observation = lane.waiting.shift() as Observation;
           // A DirectObserver is the subscription itself: closed once the run ended while subscribing.
-          const run = runObserver({ hook: lane.hook, observation }, deps).subscribe(
+          const run = runObserver(lane.hook, observation, deps).subscribe(
             new DirectObserver<ObserverResultRecord>({
               next: (record) => subscriber.next(record),
               error: (error: unknown) => subscriber.error(error),

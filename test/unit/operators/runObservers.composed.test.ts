@@ -22,13 +22,11 @@ import {
 } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { runObservers, type Observation } from '../../../operators/index.js';
-import { observedEvent, type ObserverRecord } from '../../../operators/runObservers.js';
-import { observerDroppedRecord, observerResultRecord } from '../../../src/audit/build.js';
-import { runHook, type RunDeps } from '../../../src/chain/run-hook.js';
-import { translateDialect } from '../../../src/chain/translate-dialect.js';
+import { runObserver, type ObserverRecord } from '../../../operators/runObservers.js';
+import { observerDroppedRecord } from '../../../src/audit/build.js';
+import type { RunDeps } from '../../../src/chain/run-hook.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookDecision } from '../../../src/output/index.js';
-import { redactedEvent, redactResult } from '../../../src/protocol/redact/index.js';
 import type { Hook } from '../../../src/registry/index.js';
 import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
 
@@ -36,20 +34,6 @@ interface Task {
   readonly hook: Hook;
   readonly observation: Observation;
 }
-
-const runObserver = (task: Task, deps: RunDeps) =>
-  defer(() => {
-    const { hook, observation } = task;
-    const startedAt = deps.scheduler.now();
-    const sent = observedEvent(observation.event, observation.decision);
-    return translateDialect(hook, sent, (one, event) =>
-      runHook(one, one.redact === true ? redactedEvent(event) : event, deps),
-    ).pipe(
-      map((result) =>
-        observerResultRecord(observation.ids, hook, redactResult(result), startedAt, deps.scheduler.now()),
-      ),
-    );
-  });
 
 interface Drops {
   readonly first: Task;
@@ -94,7 +78,9 @@ const lane =
             ),
             admissions$.pipe(
               filter((admission) => admission.run),
-              concatMap(({ task }) => runObserver(task, deps).pipe(finalize(() => (held -= 1)))),
+              concatMap(({ task }) =>
+                runObserver(task.hook, task.observation, deps).pipe(finalize(() => (held -= 1))),
+              ),
             ),
           ),
         ),
