@@ -52,7 +52,14 @@ module.exports = {
     layer('protocol-layer', 'src/protocol/', ['src/events/']),
     layer('registry-layer', 'src/registry/', ['src/events/', 'src/protocol/']),
     layer('dialects-layer', 'src/dialects/', ['src/events/', 'src/protocol/', 'src/registry/']),
-    layer('config-layer', 'src/config/', ['src/events/', 'src/protocol/', 'src/registry/', 'src/dialects/']),
+    layer('config-layer', 'src/config/', [
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/dialects/',
+      // The one bounded file digest: what trust records is what the executor checks at each start.
+      'src/exec/script-digest.ts',
+    ]),
     layer('output-layer', 'src/output/', ['src/events/', 'src/protocol/']),
     // The audit's records and their builders sit beside `output` (operators/runObservers.ts makes
     // records); the rest of src/audit wraps a chain's run and is read by pipeline and cli only.

@@ -28,7 +28,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': 'off' },
   },
   {
-    files: ['src/protocol/**', 'src/events/**', 'operators/**'],
+    files: ['src/protocol/**', 'src/events/**', 'src/registry/**', 'operators/**'],
     rules: {
       'no-restricted-imports': [
         'error',

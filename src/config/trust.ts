@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { EventName } from '../events/names.js';
 import type { CommandHook } from '../registry/hook.js';
-import { digestFile, MAX_SCRIPT_BYTES } from '../registry/script-digest.js';
+import { digestFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
 import { scriptWords } from './script-words.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   type FSWatcher,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sha256OfOpenFile } from '../registry/script-digest.js';
+import { sha256OfOpenFile } from '../exec/script-digest.js';
 import {
   asyncScheduler,
   auditTime,

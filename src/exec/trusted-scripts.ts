@@ -1,6 +1,6 @@
 import { failure, type HookFailure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
-import { digestFile } from '../registry/script-digest.js';
+import { digestFile } from './script-digest.js';
 
 /**
  * A trusted project hook whose script changed since `cosh-hooks trust` recorded it: the failure it
