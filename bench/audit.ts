@@ -34,14 +34,14 @@ type Setup = 'plain' | 'audited' | 'traced' | 'busy';
  */
 const latencyRound =
   (
-    registries: Readonly<Record<Setup, Registry>>,
+    registry: Registry,
     setup: Setup,
     events: readonly unknown[],
     encodings: number,
   ): (() => Promise<number>) =>
   async () => {
     const input = new Subject<EventInput>();
-    const streams = hookPipeline(registries[setup], defaultDeps(processExecutor()))(input);
+    const streams = hookPipeline(registry, defaultDeps(processExecutor()))(input);
     const subscriptions: Subscription[] = [];
     let encoded = '';
     let provider: TracerProvider | undefined;
@@ -90,18 +90,14 @@ export interface AuditProbeOptions {
 }
 
 /**
- * The registries of a case: `none`, events that match no chain hook (the guard wants a tool none
- * of them uses; the observer has no matcher, so the PreToolUse ones reach it); `one`, PreToolUse
- * events that all meet the guard.
+ * The registry of a case and set-up: `none`, events that match no chain hook (the guard wants a
+ * tool none of them uses; the observer has no matcher, so the PreToolUse ones reach it); `one`,
+ * PreToolUse events that all meet the guard. The audited and traced set-ups add the slow observer.
  */
-const registriesOf = (hookCase: HookCase): Readonly<Record<Setup, Registry>> => {
+const registryOf = (hookCase: HookCase, setup: Setup): Registry => {
   const chainHook: HookDefinition = hookCase === 'none' ? { ...guard, matcher: '^deploy$' } : guard;
-  return {
-    plain: defineHooks({ PreToolUse: [chainHook] }),
-    busy: defineHooks({ PreToolUse: [chainHook] }),
-    audited: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
-    traced: defineHooks({ PreToolUse: [chainHook, slowObserver] }),
-  };
+  const observed = setup === 'audited' || setup === 'traced';
+  return defineHooks({ PreToolUse: observed ? [chainHook, slowObserver] : [chainHook] });
 };
 
 /** Builds one probe of measurement 9 with its own events: what `bench/probe-worker.ts` calls. */
@@ -110,7 +106,7 @@ export const probe = (options: AuditProbeOptions): (() => Promise<number>) => {
   const events = Array.from({ length: options.batch }, (_, n) => make(options.dir, n));
   // The records `audited` makes per event: event_received and decision, and a hook_result per hook.
   const encodings = options.hookCase === 'none' ? 2 : 3;
-  return latencyRound(registriesOf(options.hookCase), options.setup, events, encodings);
+  return latencyRound(registryOf(options.hookCase, options.setup), options.setup, events, encodings);
 };
 
 const cell = (samples: readonly number[]) => {
@@ -125,7 +121,7 @@ const cell = (samples: readonly number[]) => {
  * OpenTelemetry spans built from the audit stream, on against off. Latency is the time from
  * `next(event)` to the decision reaching a subscriber (the engine answers these synchronously).
  * Each set-up runs in a worker thread of its own (`interleaveIsolated`), as a host runs one of
- * them, not all three in one process.
+ * them, not all four in one process.
  */
 export const measureAudit = async (context: Context): Promise<Measured> => {
   const batch = context.quick ? 4_000 : 20_000;
