@@ -131,6 +131,7 @@ export const hookResultRecord = (
   Object.assign(record, fields);
   record['effective'] = run.effective.decision;
   if (reason !== undefined) record['reason'] = reason;
+  if (run.result.foreign !== undefined) record['foreign'] = auditText(run.result.foreign);
   return record as unknown as HookResultRecord;
 };
 

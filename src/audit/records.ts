@@ -63,6 +63,11 @@ export interface HookResultRecord extends AuditEventIds {
   readonly reason?: string;
   /** Its systemMessage, or the failure's message, short and redacted. */
   readonly message?: string;
+  /**
+   * A `cosh` hook answered in another agent's words (a Claude Code `permissionDecision`, exit 2
+   * with a reason on stderr, …): which, and the dialect that reads them (docs/compat.md).
+   */
+  readonly foreign?: string;
 }
 
 /** A hook of the chain that never started because an earlier hook blocked. */

@@ -9,6 +9,8 @@ import { aggregate, type HookRun, type Verdict } from '../protocol/aggregate.js'
 import type { HookResult } from '../protocol/result.js';
 import { effectiveDecision } from '../protocol/effective.js';
 import { redactedEvent, redactResult } from '../protocol/redact/index.js';
+import { readCoshAnswer } from '../dialects/foreign-words.js';
+import { isForeign } from '../registry/dialect.js';
 import { checkToolRewrites } from '../protocol/tool-declarations.js';
 import type { Hook } from '../registry/hook.js';
 import { DirectObserver } from './direct-observer.js';
@@ -36,7 +38,10 @@ const hookAnswer = (hook: Hook, event: HookEvent, deps: RunDeps): Observable<Hoo
     runHook(one, one.redact === true ? redactedEvent(sent) : sent, deps),
   );
 
-/** A hook's answer as its run: redacted, tool rewrites checked, its effective decision taken. */
+/**
+ * A hook's answer as its run: another agent's words in a cosh hook's answer read, redacted, tool
+ * rewrites checked, its effective decision taken.
+ */
 const runOf = (
   hook: Hook,
   event: HookEvent,
@@ -44,7 +49,9 @@ const runOf = (
   startedAt: number,
   answer: HookResult,
 ): HookRun => {
-  const redacted = redactResult(answer);
+  // A cosh hook's answer in another agent's words is read before it counts (never a silent
+  // pass-through, docs/compat.md); a hook in a dialect was read as its agent reads it.
+  const redacted = redactResult(isForeign(hook.dialect) ? answer : readCoshAnswer(answer, hook.name));
   const result =
     event.hook_event_name === 'BeforeModel' ? checkToolRewrites(event.llm_request, redacted) : redacted;
   return {

@@ -24,6 +24,8 @@ export interface HookReport {
   readonly outcome: HookOutcome;
   readonly duration_ms?: number;
   readonly message?: string;
+  /** A `cosh` hook answered in another agent's words: which, and the dialect that reads them (docs/compat.md). */
+  readonly foreign?: string;
 }
 
 /** The folded outcome of a chain. */
@@ -76,6 +78,11 @@ const mergeSpecific = (
 // Each report is one object literal: `{ ...base, key }` (a spread followed by more keys) measured
 // ~40× slower in Node 20 and cost ~1.2 µs of row 4a's ~4 µs per hook.
 const reportOf = (run: HookRun): HookReport => {
+  const report = plainReportOf(run);
+  return run.result.foreign === undefined ? report : { ...report, foreign: run.result.foreign };
+};
+
+const plainReportOf = (run: HookRun): HookReport => {
   const { hook, result, durationMs } = run;
   if (result.outcome === 'ok') {
     const { decision } = result.output;

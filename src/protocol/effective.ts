@@ -11,7 +11,8 @@ export const failClosedReason = (hookName: string, result: HookFailure): string 
 /**
  * The decision a hook's result counts as for `event` (spec §4.5, §4.6): a decision the event does
  * not intercept is pass-through; a failure is pass-through, or block when the hook is fail_closed
- * and the event intercepts block.
+ * (or the failure is another agent's block, `foreign`: a cosh hook's exit 2 with a reason on
+ * stderr, docs/compat.md) and the event intercepts block.
  */
 export const effectiveDecision = (
   event: EventName,
@@ -19,7 +20,7 @@ export const effectiveDecision = (
   result: HookResult,
 ): EffectiveDecision => {
   if (isFailure(result)) {
-    return hook.failClosed && isInterceptable(event, 'block')
+    return (hook.failClosed || result.foreign !== undefined) && isInterceptable(event, 'block')
       ? { decision: 'block', reason: failClosedReason(hook.name, result) }
       : { decision: 'none' };
   }

@@ -25,6 +25,8 @@ export interface HookSuccess {
   readonly output: HookOutput;
   /** Why part of the output was refused (a BeforeModel tool rewrite); shown in the decision's report. */
   readonly note?: string;
+  /** A `cosh` hook answered in another agent's words: which (docs/compat.md, `readCoshAnswer`). */
+  readonly foreign?: string;
 }
 
 /** A hook that failed: the kind, a message, and the first stderr line when there was one. */
@@ -36,6 +38,11 @@ export interface HookFailure {
   readonly stderr?: string;
   readonly exitCode?: number;
   readonly signal?: string;
+  /**
+   * A `cosh` hook that exited 2 with a reason on stderr, as Claude Code and Gemini CLI hooks block:
+   * which words (docs/compat.md). Such a failure blocks as if the hook were fail_closed.
+   */
+  readonly foreign?: string;
 }
 
 /** What running one hook produced: the executor port emits exactly one of these. */

@@ -95,14 +95,15 @@ describe('translateDialect', () => {
     expect(plain.seen).toStrictEqual([decoy]);
   });
 
-  it('a cosh hook gets the very event object, and exit 2 stays a failure', () => {
+  it('a cosh hook gets the very event object; its exit 2 with a reason stays a failure that blocks, named', () => {
     const scheduler = createTestScheduler();
     const plain = recording(() => of(exit2('no')));
     scheduler.run(({ expectObservable }) => {
       const out = from([commandHook('plain')]).pipe(
         runHooks(pre, { executor: fakeExecutor({ plain: plain.behaviour }), scheduler }),
       );
-      expectObservable(out.pipe(map(brief))).toBe('(p|)', { p: 'plain:exit:none:' });
+      const named = (run: HookRun) => `${brief(run)}:${run.result.foreign === undefined ? '' : 'foreign'}`;
+      expectObservable(out.pipe(map(named))).toBe('(p|)', { p: 'plain:exit:block:no:foreign' });
     });
     expect(plain.seen[0]).toBe(pre);
   });
