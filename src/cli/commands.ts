@@ -33,6 +33,7 @@ import { openAuditFile, type AuditFile } from './audit-file.js';
 import { otlpRequested, startOtlpExport, type OtlpExport } from '../audit/otlp.js';
 import type { AuditRecord } from '../audit/records.js';
 import { followConfiguration } from './follow.js';
+import { foreignWarnings } from './foreign-warnings.js';
 import { useColor } from './style.js';
 import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
@@ -170,6 +171,14 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     return fail(outputs.error);
   }
   const onAudit = fanOut(outputs.value);
+  // The configuration running now, for the file and line of a hook named in a warning.
+  let current = loaded.registry;
+  const following = followed?.registry$.subscribe((registry) => (current = registry));
+  const onLine = foreignWarnings(
+    () => current,
+    (text) => process.stderr.write(text),
+    stderrColor(),
+  );
   const serving = serve(
     followed?.registry$ ?? loaded.registry,
     engineDeps(flags),
@@ -181,6 +190,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
       ...(flags.observerQueue !== undefined && { observerQueue: flags.observerQueue }),
       ...(flags.otlpContent === true && { auditContent: true }),
       ...(onAudit !== undefined && { onAudit }),
+      onLine,
       // Trust and reload records (docs/audit.md): the untrusted hooks at start, then each change.
       auditNotes: concat(from(configNotes(loaded, 'start')), followed?.notes$ ?? EMPTY),
     },
@@ -191,6 +201,7 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
     await closeAuditOutputs(outputs.value, status >= 128);
     return status;
   } finally {
+    following?.unsubscribe();
     followed?.stop();
   }
 };

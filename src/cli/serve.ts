@@ -29,6 +29,8 @@ export interface ServeOptions extends PipelineOptions {
   readonly backpressure?: Backpressure;
   /** Given every audit record (docs/audit.md); must not block. Without it no record is built. */
   readonly onAudit?: (record: AuditRecord) => void;
+  /** Shown every output line as it is written (the CLI's warnings about answers); must not block. */
+  readonly onLine?: (line: OutputLine) => void;
 }
 
 /** The streams `serve` talks to: in production, process.stdin, process.stdout and process.stderr. */
@@ -98,6 +100,7 @@ export const serve = (
   };
 
   const write = (line: OutputLine) => {
+    options.onLine?.(line);
     if (!io.stdout.write(`${encodeLine(line)}\n`) && !stdoutFull) {
       stdoutFull = true;
       io.stdout.once('drain', () => {
