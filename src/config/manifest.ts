@@ -7,6 +7,7 @@ import { err, ok } from '../result.js';
 import type { DecodedExtension, DecodedManifest } from './decoded-manifest.js';
 import { isV1Document } from './manifest-v1-codecs.js';
 import { decodeV1Manifest } from './manifest-v1.js';
+import { shortTimeout } from './timeout-unit.js';
 import { commandHookOf } from '../registry/define.js';
 import type { ToolMatcher } from '../registry/matcher.js';
 import {
@@ -146,6 +147,7 @@ class ManifestWalk {
     }
     const hook = this.check(ManifestCommandHook, this.withValidEnvNames(raw, at), at);
     this.unknownKeys(raw, MANIFEST_HOOK_KEYS, at);
+    this.warnings.push(...shortTimeout(raw.timeout, at, 'json'));
     const conflicts = failModeConflict(raw, at);
     this.errors.push(...conflicts);
     const failClosed =
