@@ -25,3 +25,11 @@ const readVersion = (): string => {
  * as `COSH_HOOKS_VERSION` (spec §4.2). Read once, on first use.
  */
 export const packageVersion = (): string => (cached ??= readVersion());
+
+/**
+ * The cosh-core release whose hook contract cosh-hooks follows (alibaba/anolisa `src/cosh-ng`,
+ * workspace version). Every hook gets it as `COSH_NG_VERSION`, as cosh-core gives its own version,
+ * so hooks written for cosh-core (tokenless) recognise their host; a `schemaVersion: 1` manifest's
+ * `compatibility.cosh` is matched against it (docs/cosh-core.md).
+ */
+export const COSH_CORE_VERSION = '0.13.0';

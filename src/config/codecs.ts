@@ -143,7 +143,7 @@ interface ObjectShape<R extends t.Props, O extends t.Props> {
  * stripping them; without `unknownKey` it ignores them (third-party manifests carry extra fields).
  * Optional keys that decode to `undefined` (an empty matcher) are left out of the result.
  */
-const object = <R extends t.Props = Record<never, t.Mixed>, O extends t.Props = Record<never, t.Mixed>>(
+export const object = <R extends t.Props = Record<never, t.Mixed>, O extends t.Props = Record<never, t.Mixed>>(
   name: string,
   shape: ObjectShape<R, O>,
 ): t.Type<ObjectOf<R, O>, unknown, unknown> => {
@@ -188,7 +188,7 @@ const object = <R extends t.Props = Record<never, t.Mixed>, O extends t.Props = 
 };
 
 /** The closest known key, ignoring case, `_` and `-`: turns `failClosed` into a hint for `fail_closed`. */
-const hint = (key: string, known: readonly string[]): string => {
+export const hint = (key: string, known: readonly string[]): string => {
   const squash = (text: string) => text.toLowerCase().replace(/[_-]/g, '');
   const match = known.find((candidate) => squash(candidate) === squash(key));
   return match === undefined ? '' : `; did you mean ${match}?`;

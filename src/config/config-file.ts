@@ -6,6 +6,7 @@ import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
 import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
+import { shortTimeout } from './timeout-unit.js';
 import {
   failModeConflict,
   formatPath,
@@ -83,14 +84,17 @@ const hookTablesOf = (
 
 /**
  * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: matchers on events that have no matched field (ignored).
+ * errors: matchers on events that have no matched field (ignored), timeouts under 100 ms.
  */
 const warningIssues = (document: Record<string, unknown>): Issue[] =>
   hookTablesOf(document).flatMap(({ event, table, at }) => {
     const matcher = table.matcher;
-    return typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)
-      ? [ignoredMatcher(event, [...at, 'matcher'])]
-      : [];
+    return [
+      ...(typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)
+        ? [ignoredMatcher(event, [...at, 'matcher'])]
+        : []),
+      ...shortTimeout(table.timeout, at, 'toml'),
+    ];
   });
 
 /**

@@ -3,7 +3,11 @@ import type * as t from 'io-ts';
 import { isDialect, type Dialect } from '../registry/dialect.js';
 import { EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { parseJson } from '../events/untrusted.js';
-import { err, ok, type Result } from '../result.js';
+import { err, ok } from '../result.js';
+import type { DecodedExtension, DecodedManifest } from './decoded-manifest.js';
+import { isV1Document } from './manifest-v1-codecs.js';
+import { decodeV1Manifest } from './manifest-v1.js';
+import { shortTimeout } from './timeout-unit.js';
 import { commandHookOf } from '../registry/define.js';
 import type { ToolMatcher } from '../registry/matcher.js';
 import {
@@ -18,7 +22,7 @@ import {
   unknownManifestKey,
 } from './codecs.js';
 import type { HookOrigin } from '../registry/hook.js';
-import { isUnnamed, noHooks, type HooksByEvent } from './config-file.js';
+import { isUnnamed, noHooks } from './config-file.js';
 import { jsonLocations, lineAndColumn, problemLocator } from './locate.js';
 import {
   failModeConflict,
@@ -33,16 +37,7 @@ import { commandOfDialect, substitute, substituteCommand, type ExtensionVariable
 
 export { substitute, substituteCommand, type ExtensionVariables } from './substitute.js';
 
-export interface DecodedExtension {
-  readonly name: string;
-  readonly version?: string;
-  readonly hooks: HooksByEvent;
-}
-
-/** The extension, or every error of its manifest; warnings either way. */
-export type DecodedManifest = Result<DecodedExtension, readonly ConfigProblem[]> & {
-  readonly warnings: readonly ConfigProblem[];
-};
+export type { DecodedExtension, DecodedManifest } from './decoded-manifest.js';
 
 /** Node reports where JSON broke as "at position N" or "(line L column C)", depending on version. */
 const jsonSyntaxProblem = (text: string, file: string, message: string): ConfigProblem => {
@@ -152,6 +147,7 @@ class ManifestWalk {
     }
     const hook = this.check(ManifestCommandHook, this.withValidEnvNames(raw, at), at);
     this.unknownKeys(raw, MANIFEST_HOOK_KEYS, at);
+    this.warnings.push(...shortTimeout(raw.timeout, at, 'json'));
     const conflicts = failModeConflict(raw, at);
     this.errors.push(...conflicts);
     const failClosed =
@@ -192,7 +188,9 @@ class ManifestWalk {
 
 /**
  * Validates the text of a `cosh-extension.json` (spec §3) and resolves its hooks, substituting
- * variables. Pure: `file` only names the source in problems. Unknown keys are ignored; a wrong type
+ * variables. Pure: `file` only names the source in problems. A manifest with a `schemaVersion`
+ * key is cosh-core's strict one, read by `manifest-v1.ts`. In a legacy manifest (without the key)
+ * unknown keys are ignored; a wrong type
  * on a known key, a bad timeout, a bad regex or a command hook without a command is an error, and
  * any error means the caller must not load the extension. Events this engine does not know,
  * hooks of other types and unnamed hooks are warnings: the rest of the extension still loads.
@@ -215,6 +213,20 @@ export const decodeManifestText = (
     const { line, path } = locate({ path: at, message: '' });
     return { file, ...(line !== undefined && { line }), ...(path !== undefined && { path }) };
   };
+  if (isV1Document(document)) {
+    if (document.schemaVersion !== 1)
+      return {
+        ...err([
+          locate({
+            path: ['schemaVersion'],
+            message:
+              'schemaVersion must be the integer 1 (the strict manifest of cosh-core); without the key the manifest is read as a legacy one',
+          }),
+        ]),
+        warnings: [],
+      };
+    return decodeV1Manifest(document, variables, locate, origin);
+  }
   const walk = new ManifestWalk(`extension:${name}`, variables, dialect, failClosed, origin);
   const manifest = walk.check(Manifest, document, []);
   if (isRecord(document) && isRecord(document.hooks)) {

@@ -10,6 +10,7 @@ import { isDecision } from '../../src/output/lines.js';
 import { defaultDeps, hookPipeline } from '../../src/pipeline/index.js';
 import { commandHookOf, defineHooks } from '../../src/registry/define.js';
 import { cli, sandbox } from '../cli/helpers.js';
+import { COSH_CORE_VERSION } from '../../src/version.js';
 
 /**
  * spec §4.2: event data never makes a hook fail to start. An event value that cannot be an
@@ -126,6 +127,22 @@ describe("the engine's variables (spec §3, §4.2)", () => {
       HOOK_SETTING: null,
       PATH_IS_SET: true,
     });
+  });
+});
+
+describe("cosh-core's COSH_NG_VERSION (docs/cosh-core.md)", () => {
+  it('every hook gets it, set after its own env, so a config or manifest cannot override it', async () => {
+    const hook = commandHookOf(
+      {
+        name: 'ng',
+        command: `printf '{"hookSpecificOutput":{"v":"%s"}}' "$COSH_NG_VERSION"`,
+        env: { COSH_NG_VERSION: '99.0.0' },
+      },
+      'config',
+    );
+    const result = await firstValueFrom(processExecutor()(hook, preToolUse('s1')).pipe(resultOnly()));
+    if (result.outcome !== 'ok') throw new Error(JSON.stringify(result));
+    expect(result.output.hookSpecificOutput).toStrictEqual({ v: COSH_CORE_VERSION });
   });
 });
 

@@ -1,7 +1,7 @@
 import { dialectEventEnv } from '../../dialects/env.js';
 import type { HookEvent } from '../../events/codecs.js';
 import type { CommandHook } from '../../registry/hook.js';
-import { packageVersion } from '../../version.js';
+import { COSH_CORE_VERSION, packageVersion } from '../../version.js';
 
 /** Longest value, in UTF-8 bytes, that an event may put into a hook's environment (spec §4.2). */
 export const ENV_VALUE_MAX_BYTES = 32 * 1024;
@@ -26,6 +26,7 @@ export const ENGINE_VARIABLES = [
   'COSH_WORKSPACE_PATH',
   'COSH_EXTENSION_PATH',
   'COSH_HOOK_PERSISTENT',
+  'COSH_NG_VERSION',
 ] as const;
 
 type EngineVariables = Partial<Record<(typeof ENGINE_VARIABLES)[number], string>>;
@@ -57,6 +58,9 @@ const hookVariables = (hook: CommandHook, cwd: string): EngineVariables => {
   put(env, 'COSH_HOOK_NAME', hook.name);
   env.COSH_RUNTIME = 'cosh-hooks';
   env.COSH_HOOKS_VERSION = packageVersion();
+  // cosh-core's own variable, set after the hook's `env` as cosh-core sets it: hooks written for
+  // cosh-core (tokenless) recognise their host by it (docs/cosh-core.md).
+  env.COSH_NG_VERSION = COSH_CORE_VERSION;
   put(env, 'COSH_WORKSPACE_PATH', hook.workspacePath ?? cwd);
   put(env, 'COSH_EXTENSION_PATH', hook.extensionPath);
   return env;
