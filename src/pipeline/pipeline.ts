@@ -26,6 +26,7 @@ import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHook
 import { parseLines } from '../../operators/parseLines.js';
 import { runObservers, type Observation } from '../../operators/runObservers.js';
 import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
+import { boundedKey } from '../events/bounded-key.js';
 import type { HookEvent } from '../events/codecs.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import { isAuditRecord, type AuditConfigRecord, type AuditRecord } from '../audit/records.js';
@@ -265,7 +266,8 @@ const followRegistry = (registry: Registry | Observable<Registry>) => {
   };
 };
 
-const sessionOf = (item: Admitted): string => (item.kind === 'event' ? item.event.session_id : '');
+const sessionOf = (item: Admitted): string =>
+  item.kind === 'event' ? boundedKey(item.event.session_id) : '';
 
 /**
  * Builds the engine: `input$` in, hook output streams out. Each input item is an event as a value

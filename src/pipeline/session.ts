@@ -19,6 +19,7 @@ import { runObservers, type Observation } from '../../operators/runObservers.js'
 import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
 import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import type { AuditRecord } from '../audit/records.js';
+import { boundedKey } from '../events/bounded-key.js';
 import type { EventInput } from '../events/codecs.js';
 import { admit, readInput, type JsonLine } from '../events/input.js';
 import { openRun } from '../exec/port.js';
@@ -177,7 +178,7 @@ export const createSession = (
       seq += 1;
       const event = admission.value;
       const jobSeq = seq;
-      const key = options.concurrency === 'per-session' ? event.session_id : '';
+      const key = options.concurrency === 'per-session' ? boundedKey(event.session_id) : '';
       // Replays its one value: the turn may be started before the stream below subscribes to it.
       const go = new ReplaySubject<void>(1);
       const turn: Turn = { started: false, start: () => go.next() };

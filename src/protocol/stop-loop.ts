@@ -1,3 +1,4 @@
+import { boundedKey } from '../events/bounded-key.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { Decision } from '../events/names.js';
 
@@ -5,7 +6,9 @@ import type { Decision } from '../events/names.js';
  * The Stop-loop guard's bookkeeping (docs/protocol.md, "Stop loops"). A Stop hook that always
  * blocks makes the agent go on forever; the engine counts the blocked Stop decisions of each
  * session in a row and, at the limit, lets the next block through as pass-through. No I/O, no
- * clock: the ledger changes only by the calls below, in the order the engine decides events.
+ * clock: the ledger changes only by the calls below, in the order the engine decides events. It is
+ * bounded in bytes: sessions and sub-agents are filed under `boundedKey` of their ids (at most 128
+ * characters however long the ids), and the entries it holds are bounded in count.
  */
 
 /** Blocked Stop decisions in a row after which the next block is let through. */
@@ -16,6 +19,8 @@ export const MAX_STOP_LOOP_LIMIT = 1000;
 export const MAX_LOOPING_SESSIONS = 10_000;
 /** Sub-agents of one session whose stop loop is counted at once; the oldest is forgotten past it. */
 export const MAX_LOOPING_AGENTS = 64;
+/** Sub-agents counted at once in all sessions; past it, the oldest sessions are forgotten. */
+export const MAX_LOOPING_AGENTS_IN_ALL = 10_000;
 
 /** A limit as given (library option or config file): a whole number 1..1000, else the default. */
 export const stopLoopLimitOf = (value: unknown): number =>
@@ -48,28 +53,37 @@ export interface StopLoopIntervention {
   };
 }
 
-/** The counts of every session in a stop loop; sessions with nothing counted are not kept. */
+/**
+ * The counts of every session in a stop loop, by `boundedKey(session_id)`; sessions with nothing
+ * counted are not kept.
+ */
 export interface StopLoopLedger {
   readonly limit: number;
   readonly sessions: Map<string, SessionLoops>;
+  /** Sub-agents counted in all sessions (at most MAX_LOOPING_AGENTS_IN_ALL). */
+  agents: number;
 }
 
 export const createStopLoopLedger = (limit: number = DEFAULT_STOP_LOOP_LIMIT): StopLoopLedger => ({
   limit: stopLoopLimitOf(limit),
   sessions: new Map(),
+  agents: 0,
 });
 
 /** The sub-agent a SubagentStop is about: its id, else its type (hosts without ids). */
-const agentOf = (event: HookEvent): string =>
+const agentIdOf = (event: HookEvent): string =>
   'agent_id' in event && typeof event.agent_id === 'string'
     ? event.agent_id
     : 'agent_type' in event && typeof event.agent_type === 'string'
       ? event.agent_type
       : '';
 
+/** The key the sub-agent's count is filed under. */
+const agentOf = (event: HookEvent): string => boundedKey(agentIdOf(event));
+
 /** Blocks in a row so far for the loop `event` belongs to (0 for events outside one). */
 export const blockedInARow = (ledger: StopLoopLedger, event: HookEvent): number => {
-  const loops = ledger.sessions.get(event.session_id);
+  const loops = ledger.sessions.get(boundedKey(event.session_id));
   if (loops === undefined) return 0;
   if (event.hook_event_name === 'Stop') return loops.stop;
   if (event.hook_event_name === 'SubagentStop') return loops.agents.get(agentOf(event)) ?? 0;
@@ -87,36 +101,54 @@ export const withStopHookActive = (ledger: StopLoopLedger, event: HookEvent): Ho
   return { ...event, stop_hook_active: true } as HookEvent;
 };
 
-const dropIfIdle = (ledger: StopLoopLedger, session: string, loops: SessionLoops): void => {
-  if (loops.stop === 0 && loops.agents.size === 0) ledger.sessions.delete(session);
+/** Forgets the session filed under `key`, its sub-agents with it. */
+const drop = (ledger: StopLoopLedger, key: string): void => {
+  const loops = ledger.sessions.get(key);
+  if (loops === undefined) return;
+  ledger.agents -= loops.agents.size;
+  ledger.sessions.delete(key);
+};
+
+/** Forgets the oldest session but `keep`: its next block starts a count from 0 (never a wrong pass-through). */
+const dropOldest = (ledger: StopLoopLedger, keep: string): void => {
+  for (const key of ledger.sessions.keys()) {
+    if (key === keep) continue;
+    drop(ledger, key);
+    return;
+  }
+};
+
+const dropIfIdle = (ledger: StopLoopLedger, key: string, loops: SessionLoops): void => {
+  if (loops.stop === 0 && loops.agents.size === 0) drop(ledger, key);
 };
 
 /** A new prompt or the end of the session: nothing of the session is counted any more. */
 export const forgetSession = (ledger: StopLoopLedger, session: string): void => {
-  ledger.sessions.delete(session);
+  drop(ledger, boundedKey(session));
 };
 
-const loopsOf = (ledger: StopLoopLedger, session: string): SessionLoops => {
-  const known = ledger.sessions.get(session);
+const loopsOf = (ledger: StopLoopLedger, key: string): SessionLoops => {
+  const known = ledger.sessions.get(key);
   if (known !== undefined) return known;
-  if (ledger.sessions.size >= MAX_LOOPING_SESSIONS) {
-    // The oldest entry goes: its next block starts a count from 0 (never a wrong pass-through).
-    const oldest = ledger.sessions.keys().next();
-    if (oldest.done !== true) ledger.sessions.delete(oldest.value);
-  }
+  if (ledger.sessions.size >= MAX_LOOPING_SESSIONS) dropOldest(ledger, key);
   const fresh: SessionLoops = { stop: 0, agents: new Map() };
-  ledger.sessions.set(session, fresh);
+  ledger.sessions.set(key, fresh);
   return fresh;
 };
 
-const setAgent = (agents: Map<string, number>, agent: string, count: number): void => {
+const setAgent = (ledger: StopLoopLedger, key: string, loops: SessionLoops, agent: string, count: number) => {
+  const { agents } = loops;
   if (count === 0) {
-    agents.delete(agent);
+    if (agents.delete(agent)) ledger.agents -= 1;
     return;
   }
-  if (!agents.has(agent) && agents.size >= MAX_LOOPING_AGENTS) {
-    const oldest = agents.keys().next();
-    if (oldest.done !== true) agents.delete(oldest.value);
+  if (!agents.has(agent)) {
+    if (agents.size >= MAX_LOOPING_AGENTS) {
+      const oldest = agents.keys().next();
+      if (oldest.done !== true && agents.delete(oldest.value)) ledger.agents -= 1;
+    }
+    while (ledger.agents >= MAX_LOOPING_AGENTS_IN_ALL && ledger.sessions.size > 1) dropOldest(ledger, key);
+    ledger.agents += 1;
   }
   agents.set(agent, count);
 };
@@ -131,7 +163,7 @@ export const recordStopDecision = (
   event: HookEvent,
   verdict: { readonly decision: Decision; readonly reason?: string; readonly systemMessage?: string },
 ): StopLoopIntervention | undefined => {
-  const session = event.session_id;
+  const session = boundedKey(event.session_id);
   const subagent = event.hook_event_name === 'SubagentStop';
   const before = blockedInARow(ledger, event);
   const intervene = verdict.decision === 'block' && before >= ledger.limit;
@@ -139,7 +171,7 @@ export const recordStopDecision = (
   if (after === 0 && before === 0) return undefined;
   const loops = after === 0 ? ledger.sessions.get(session) : loopsOf(ledger, session);
   if (loops !== undefined) {
-    if (subagent) setAgent(loops.agents, agentOf(event), after);
+    if (subagent) setAgent(ledger, session, loops, agentOf(event), after);
     else loops.stop = after;
     dropIfIdle(ledger, session, loops);
   }
@@ -147,7 +179,7 @@ export const recordStopDecision = (
   return {
     limit: ledger.limit,
     blocked: before,
-    ...(subagent && { agent: agentOf(event) }),
+    ...(subagent && { agent: agentIdOf(event) }),
     overridden: {
       decision: verdict.decision,
       ...(verdict.reason !== undefined && { reason: verdict.reason }),

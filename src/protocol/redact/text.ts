@@ -1,4 +1,5 @@
 import { isSecretName } from './keys.js';
+import { PASSWORD_PROGRAMS, type PasswordOption, type PasswordProgram } from './programs.js';
 
 /*
  * Secret-shaped text (docs/protocol.md, "Secrets"), pure. The shapes follow cosh-core's
@@ -358,6 +359,187 @@ const redactUserPasswords = (text: string): string => {
   return replaceSpans(text, spans);
 };
 
+// ----- password options of known programs
+
+const PROGRAMS: ReadonlyMap<string, PasswordProgram> = new Map(
+  PASSWORD_PROGRAMS.flatMap((entry) => entry.programs.map((name) => [name, entry] as const)),
+);
+const escaped = (name: string): string => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+/** A program name where a command starts or a path ends, then a blank (the name alone is no command). */
+const PROGRAM_NAME = new RegExp(
+  String.raw`(?<![^${SPACE};&|(){}\`"'/])(?:${[...PROGRAMS.keys()].map(escaped).join('|')})(?=${BLANK})`,
+  'g',
+);
+/** Characters that end a command (and the words of a program after it). */
+const COMMAND_END = new Set([...';&|()\n\r'].map((char) => char.charCodeAt(0)));
+
+/**
+ * The words of the commands in `text`, read forward only: `wordEnd(start)` is where the word at
+ * `start` ends (blanks, newlines and `;&|()` end it; a quoted part is skipped whole). A quote that
+ * is never closed makes its word run to the end; that answer is kept, so no character is searched
+ * for a closing quote twice.
+ */
+const wordReader = (text: string): ((start: number) => number) => {
+  const unclosed = { [DOUBLE_QUOTE]: -1, [SINGLE_QUOTE]: -1 } as Record<number, number>;
+  return (start) => {
+    let at = start;
+    while (at < text.length) {
+      const code = text.charCodeAt(at);
+      if (isSpace(code) || COMMAND_END.has(code)) break;
+      if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE) {
+        const never = unclosed[code] ?? -1;
+        const close = never >= 0 && at >= never ? -1 : text.indexOf(text[at] ?? '', at + 1);
+        if (close < 0) {
+          if (never < 0 || at < never) unclosed[code] = at;
+          return text.length;
+        }
+        at = close + 1;
+      } else at += 1;
+    }
+    return at;
+  };
+};
+
+/**
+ * The secret part of the value at `start` (a word, or the rest of one after a joined option):
+ * the whole value, the part after `after`, or after `prefix` when it starts with it; undefined
+ * when there is none or it is no single token.
+ */
+const secretOf = (
+  text: string,
+  start: number,
+  end: number,
+  option: PasswordOption,
+  valueAt: (start: number) => Span,
+): Span => {
+  let from = start;
+  if (option.after !== undefined) {
+    const cut = option.after.charCodeAt(0);
+    while (from < end && text.charCodeAt(from) !== cut) from += 1;
+    if (from >= end) return undefined;
+    from += 1;
+  }
+  const span = valueAt(from);
+  if (span === undefined || span[1] > end) return undefined;
+  [from] = span;
+  if (option.prefix !== undefined) {
+    if (!text.startsWith(option.prefix, from)) return undefined;
+    from += option.prefix.length;
+  }
+  if (from >= span[1] || text.startsWith(REDACTED, from)) return undefined;
+  return [from, span[1]];
+};
+
+/** The password of `sqlplus user/PASSWORD@db`, in the word [start, end). */
+const sqlplusSecret = (text: string, start: number, end: number): Span => {
+  const slash = text.indexOf('/', start);
+  if (slash <= start || slash >= end - 1) return undefined;
+  const at = text.indexOf('@', slash);
+  const to = at < 0 || at >= end ? end : at;
+  const password = text.slice(slash + 1, to);
+  return to > slash + 1 && isOneToken(password) && password !== REDACTED ? [slash + 1, to] : undefined;
+};
+
+/** htpasswd's options that take the next word (not a positional). */
+const HTPASSWD_VALUES = new Set(['-C', '-r']);
+
+/**
+ * Reads the words of one command of `program` from `start` and adds the spans of its passwords.
+ * Returns where reading stopped: the command's end, or the start of a word that is itself a
+ * program of the table (read on its own: `sshpass -p x mysql -py`).
+ */
+const programSpans = (
+  text: string,
+  program: PasswordProgram,
+  start: number,
+  wordEnd: (start: number) => number,
+  valueAt: (start: number) => Span,
+  spans: [number, number][],
+): number => {
+  let at = start;
+  let pending: PasswordOption | undefined;
+  let active = program.subcommand === undefined;
+  const positionals: [number, number][] = [];
+  let batch = false;
+  let noFile = false;
+  let takesValue = false;
+  for (;;) {
+    while (at < text.length && isBlank(text.charCodeAt(at))) at += 1;
+    if (at >= text.length || COMMAND_END.has(text.charCodeAt(at)) || isSpace(text.charCodeAt(at))) break;
+    const end = wordEnd(at);
+    const word = text.slice(at, Math.min(end, at + MAX_NAME));
+    if (pending !== undefined) {
+      const secret = secretOf(text, at, end, pending, valueAt);
+      if (secret !== undefined) spans.push([secret[0], secret[1]]);
+      pending = undefined;
+    } else if (PROGRAMS.has(word.slice(word.lastIndexOf('/') + 1)) && end - at < MAX_NAME) {
+      break;
+    } else if (!active) {
+      if (word.startsWith('-')) {
+        at = end;
+        continue;
+      }
+      if (word !== program.subcommand) return end;
+      active = true;
+    } else if (program.positional === 'htpasswd') {
+      if (takesValue) takesValue = false;
+      else if (HTPASSWD_VALUES.has(word)) takesValue = true;
+      else if (/^-[a-zA-Z]+$/.test(word)) {
+        batch ||= word.includes('b');
+        noFile ||= word.includes('n');
+      } else if (positionals.length < 3) positionals.push([at, end]);
+    } else if (program.positional === 'sqlplus') {
+      if (!word.startsWith('-')) {
+        const secret = sqlplusSecret(text, at, end);
+        if (secret !== undefined) spans.push([secret[0], secret[1]]);
+        return end;
+      }
+    } else {
+      for (const option of program.options) {
+        if (option.separate && word === option.option && end - at === option.option.length) {
+          pending = option;
+          break;
+        }
+        if (option.joined && word.startsWith(option.option) && end - at > option.option.length) {
+          const secret = secretOf(text, at + option.option.length, end, option, valueAt);
+          if (secret !== undefined) spans.push([secret[0], secret[1]]);
+          break;
+        }
+      }
+    }
+    at = end;
+  }
+  if (program.positional === 'htpasswd' && batch) {
+    const word = positionals[noFile ? 1 : 2];
+    if (word !== undefined) {
+      const span = valueAt(word[0]);
+      if (span !== undefined && span[1] <= word[1] && !text.startsWith(REDACTED, span[0]))
+        spans.push([span[0], span[1]]);
+    }
+  }
+  return at;
+};
+
+/**
+ * `mysql -pSECRET`, `sshpass -p SECRET`, `redis-cli -a SECRET`, `smbclient -U user%SECRET`, … (the
+ * table of programs.ts): the password options of a known program, in the words after its name up
+ * to the end of its command. Each word is read at most twice (once more when it starts another
+ * program's command), and every search goes forward: linear.
+ */
+const redactProgramPasswords = (text: string): string => {
+  const spans: [number, number][] = [];
+  const valueAt = valueReader(text);
+  const wordEnd = wordReader(text);
+  PROGRAM_NAME.lastIndex = 0;
+  for (let match = PROGRAM_NAME.exec(text); match !== null; match = PROGRAM_NAME.exec(text)) {
+    const program = PROGRAMS.get(match[0]);
+    if (program === undefined) continue;
+    const stop = programSpans(text, program, match.index + match[0].length, wordEnd, valueAt, spans);
+    PROGRAM_NAME.lastIndex = Math.max(PROGRAM_NAME.lastIndex, stop);
+  }
+  return replaceSpans(text, spans);
+};
+
 // ----- tokens of a known shape
 
 /**
@@ -481,6 +663,13 @@ const AUTHORIZATION = new RegExp(
   'gi',
 );
 
+/** A program of the table anywhere: a quick test before `PROGRAM_COMMAND`. */
+const PROGRAM_NAME_ANYWHERE = new RegExp([...PROGRAMS.keys()].map(escaped).join('|'));
+/** A program of the table where a command starts (the needle of its rule). */
+const PROGRAM_COMMAND = new RegExp(PROGRAM_NAME.source);
+const hasProgramCommand = (text: string): boolean =>
+  PROGRAM_NAME_ANYWHERE.test(text) && PROGRAM_COMMAND.test(text);
+
 const RULES: readonly Rule[] = [
   {
     name: 'cookie header',
@@ -512,6 +701,7 @@ const RULES: readonly Rule[] = [
   },
   { name: 'password in a URL', needle: /:\/\//, apply: redactUrlPasswords },
   { name: 'user:password option', needle: /-u|--user|--proxy-user/, apply: redactUserPasswords },
+  { name: 'password option of a known program', needle: PROGRAM_COMMAND, apply: redactProgramPasswords },
   {
     name: 'secret command-line flag',
     needle: /--/,
@@ -632,7 +822,7 @@ export type TextTarget = 'output' | 'hook-input';
  * receives) only single tokens are.
  */
 export const redactText = (text: string, target: TextTarget = 'output'): string => {
-  if (!ANY_NEEDLE.test(text)) return text;
+  if (!ANY_NEEDLE.test(text) && !hasProgramCommand(text)) return text;
   let redacted = target === 'output' ? redactPrivateKeys(text) : text;
   // The rules read each other's output: a replacement can make a new secret-shaped run (`Bearer
   // <redacted>\Authorization: Bearer ` reads differently the second time). Passes repeat, only

@@ -7,6 +7,9 @@ import { hookPipeline } from '../../../src/pipeline/pipeline.js';
 import { createSession } from '../../../src/pipeline/session.js';
 import {
   createStopLoopLedger,
+  forgetSession,
+  MAX_LOOPING_AGENTS,
+  MAX_LOOPING_AGENTS_IN_ALL,
   MAX_LOOPING_SESSIONS,
   recordStopDecision,
   withStopHookActive,
@@ -188,6 +191,47 @@ describe('the Stop-loop ledger', () => {
     for (let i = 0; i < MAX_LOOPING_SESSIONS + 5; i += 1)
       recordStopDecision(ledger, stop(`s${i}`), { decision: 'allow' });
     expect(ledger.sessions.size).toBe(0);
+  });
+
+  it('memory in bytes: 1 MB session and sub-agent ids are kept under keys of at most 128 characters', () => {
+    const ledger = createStopLoopLedger(3);
+    const id = (n: number) => `${n}-`.padEnd(1024 * 1024, 'x');
+    for (let i = 0; i < 50; i += 1) {
+      recordStopDecision(ledger, stop(id(i)), { decision: 'block' });
+      recordStopDecision(ledger, subagentStop(id(i), id(i)), { decision: 'block' });
+    }
+    expect(ledger.sessions.size).toBe(50);
+    for (const [key, loops] of ledger.sessions) {
+      expect(key.length).toBeLessThanOrEqual(128);
+      for (const agent of loops.agents.keys()) expect(agent.length).toBeLessThanOrEqual(128);
+    }
+    // The counts still follow each session and sub-agent: the 4th block of each is let through.
+    recordStopDecision(ledger, stop(id(7)), { decision: 'block' });
+    recordStopDecision(ledger, stop(id(7)), { decision: 'block' });
+    expect(recordStopDecision(ledger, stop(id(7)), { decision: 'block' })).toMatchObject({ blocked: 3 });
+    expect(recordStopDecision(ledger, stop(id(8)), { decision: 'block' })).toBeUndefined();
+    recordStopDecision(ledger, subagentStop(id(9), id(9)), { decision: 'block' });
+    recordStopDecision(ledger, subagentStop(id(9), id(9)), { decision: 'block' });
+    expect(recordStopDecision(ledger, subagentStop(id(9), id(9)), { decision: 'block' })).toMatchObject({
+      blocked: 3,
+      agent: id(9),
+    });
+    forgetSession(ledger, id(8));
+    expect(withStopHookActive(ledger, stop(id(8)))).not.toHaveProperty('stop_hook_active');
+  });
+
+  it('memory: sub-agents are bounded in all sessions together, the oldest sessions forgotten first', () => {
+    const ledger = createStopLoopLedger(8);
+    const sessions = Math.ceil(MAX_LOOPING_AGENTS_IN_ALL / MAX_LOOPING_AGENTS) + 3;
+    for (let s = 0; s < sessions; s += 1)
+      for (let a = 0; a < MAX_LOOPING_AGENTS; a += 1)
+        recordStopDecision(ledger, subagentStop(`a${a}`, `s${s}`), { decision: 'block' });
+    let agents = 0;
+    for (const loops of ledger.sessions.values()) agents += loops.agents.size;
+    expect(agents).toBeLessThanOrEqual(MAX_LOOPING_AGENTS_IN_ALL);
+    expect(agents).toBe(ledger.agents);
+    expect(ledger.sessions.has('s0')).toBe(false);
+    expect(ledger.sessions.get(`s${sessions - 1}`)?.agents.size).toBe(MAX_LOOPING_AGENTS);
   });
 
   it('a limit that is not a whole number 1..1000 is the default, 8', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * `src/protocol` imports run one way (docs/architecture.md): no file reaches itself through its
- * imports, type imports included, and redaction is layered keys ← text ← tree.
+ * imports, type imports included, and redaction is layered keys, programs ← text ← tree.
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -46,9 +46,13 @@ describe('src/protocol imports', () => {
     expect([...graph.keys()].filter((file) => reaches(file, file))).toEqual([]);
   });
 
-  it('redaction is layered: keys imports nothing, text only keys, tree no file that imports it', () => {
+  it('redaction is layered: keys and programs import nothing, text only them, tree no file that imports it', () => {
     expect(graph.get('src/protocol/redact/keys.ts')).toEqual([]);
-    expect(graph.get('src/protocol/redact/text.ts')).toEqual(['src/protocol/redact/keys.ts']);
+    expect(graph.get('src/protocol/redact/programs.ts')).toEqual([]);
+    expect(graph.get('src/protocol/redact/text.ts')).toEqual([
+      'src/protocol/redact/keys.ts',
+      'src/protocol/redact/programs.ts',
+    ]);
     expect([...graph.keys()].filter((file) => reaches(file, 'src/protocol/redact/tree.ts'))).toEqual([
       'src/protocol/index.ts',
       'src/protocol/redact/index.ts',
