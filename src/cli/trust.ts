@@ -1,5 +1,6 @@
 import { formatProblem } from '../config/problems.js';
 import {
+  canTrust,
   planTrust,
   recordTrust,
   revokeTrust,
@@ -28,9 +29,10 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
     out.push('', `${p.bold(hook.event)} ${printableLine(hook.name)}  ${p.dim(printableLine(where(hook)))}`);
     out.push(`  $ ${printableLine(hook.command)}`);
     out.push(`  definition ${hook.definition}`);
+    if (hook.interpreter !== undefined) out.push(`  run by ${printableLine(hook.interpreter)}`);
     for (const script of hook.scripts) {
       const notes = [
-        ...(script.outside === true ? ['outside the workspace'] : []),
+        ...(script.real !== undefined ? [`a link to ${script.real}`] : []),
         ...(script.sha256 === 'missing' ? ['missing: trusted as absent'] : []),
         ...(script.unverifiable !== undefined
           ? [`cannot be verified (${script.unverifiable}): not trusted`]
@@ -40,11 +42,8 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
         `  script ${printableLine(script.path)}  ${script.sha256}${notes.length > 0 ? p.yellow(`  (${notes.join('; ')})`) : ''}`,
       );
     }
-    if (hook.scripts.length === 0) out.push(p.dim('  script: none named in the command'));
-    if (hook.undetermined !== undefined)
-      out.push(
-        p.yellow(`  note: ${printableLine(hook.undetermined)}: only the command text is covered there`),
-      );
+    if (hook.refused !== undefined) out.push(p.yellow(`  refused: ${printableLine(hook.refused)}`));
+    else if (hook.scripts.length === 0) out.push(p.dim('  script: none (a builtin that runs no file)'));
   }
   return out;
 };
@@ -90,9 +89,7 @@ export const trustCommand = (flags: TrustFlags): number => {
     process.stderr.write(`cosh-hooks: nothing to trust: ${printableLine(why)}\n`);
     return 1;
   }
-  const refused = plan.hooks.filter((hook) =>
-    hook.scripts.some((script) => script.unverifiable !== undefined),
-  );
+  const refused = plan.hooks.filter((hook) => !canTrust(hook));
   let recorded: readonly TrustCandidate[] = [];
   if (flags.dryRun !== true) {
     try {
@@ -116,14 +113,14 @@ export const trustCommand = (flags: TrustFlags): number => {
     lines.push(
       '',
       flags.dryRun === true
-        ? `dry run: nothing recorded (${plan.hooks.length} hook(s) would be trusted)`
+        ? `dry run: nothing recorded (${plan.hooks.length - refused.length} hook(s) would be trusted)`
         : `trusted ${recorded.length} hook(s) of ${printableLine(plan.workspace)} in ${printableLine(plan.storeFile)}`,
     );
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   for (const hook of refused)
     process.stderr.write(
-      `cosh-hooks: ${printableLine(where(hook))}: ${hook.event} ${printableLine(hook.name)} not trusted: a script cannot be verified\n`,
+      `cosh-hooks: ${printableLine(where(hook))}: ${hook.event} ${printableLine(hook.name)} not trusted: ${printableLine(hook.refused ?? 'a script cannot be verified')}\n`,
     );
   return refused.length > 0 ? 1 : 0;
 };

@@ -71,15 +71,16 @@ export const planTrust = (options: LoadOptions = {}): TrustPlan => {
   };
 };
 
+/** Whether trust can record a hook: its form is accepted and every script can be verified. */
+export const canTrust = (hook: HookFingerprint): boolean =>
+  hook.refused === undefined && hook.scripts.every((script) => script.unverifiable === undefined);
+
 /**
- * Records the plan's hooks as trusted (those whose scripts can all be verified), replacing what
- * the store held for the workspace. Returns the hooks recorded. Throws when the store cannot be
- * written.
+ * Records the plan's hooks as trusted (those `canTrust` accepts), replacing what the store held
+ * for the workspace. Returns the hooks recorded. Throws when the store cannot be written.
  */
 export const recordTrust = (plan: TrustPlan, now: Date = new Date()): readonly TrustCandidate[] => {
-  const recorded = plan.hooks.filter((hook) =>
-    hook.scripts.every((script) => script.unverifiable === undefined),
-  );
+  const recorded = plan.hooks.filter(canTrust);
   const { store } = readTrustStore(plan.storeFile);
   writeTrustStore(
     plan.storeFile,

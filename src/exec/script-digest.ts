@@ -29,8 +29,21 @@ export const sha256OfOpenFile = (fd: number, maxBytes: number): string | undefin
   return hash.digest('hex');
 };
 
-/** Digest of a script's content, read once, bounded, never blocking on a FIFO. */
-export const digestFile = (path: string): { sha256: string; unverifiable?: string } => {
+/** How many bytes of a script's start `digestFile` returns: enough for its `#!` line. */
+export const HEAD_BYTES = 256;
+
+/** A file's first `bytes` bytes (fewer when it is shorter), from the open file. */
+const headOf = (fd: number, bytes: number): string => {
+  const buffer = Buffer.alloc(bytes);
+  const count = readSync(fd, buffer, 0, bytes, 0);
+  return buffer.subarray(0, count).toString('latin1');
+};
+
+/**
+ * Digest of a script's content, read once, bounded, never blocking on a FIFO; with its first
+ * `HEAD_BYTES` bytes (`head`, latin1), so its `#!` line is read from the file that was digested.
+ */
+export const digestFile = (path: string): { sha256: string; unverifiable?: string; head?: string } => {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -44,12 +57,33 @@ export const digestFile = (path: string): { sha256: string; unverifiable?: strin
     if (!stats.isFile()) return { sha256: 'unreadable', unverifiable: 'not a regular file' };
     if (stats.size > MAX_SCRIPT_BYTES)
       return { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` };
+    const head = headOf(fd, HEAD_BYTES);
     const hex = sha256OfOpenFile(fd, MAX_SCRIPT_BYTES);
     return hex === undefined
       ? { sha256: 'unreadable', unverifiable: `larger than ${MAX_SCRIPT_BYTES} bytes` }
-      : { sha256: `sha256:${hex}` };
+      : { sha256: `sha256:${hex}`, head };
   } catch (error) {
     return { sha256: 'unreadable', unverifiable: `cannot read: ${(error as Error).message}` };
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * Whether an executable file starts with `#!` (a script, such as a version manager's shim, rather
+ * than a program): undefined when it cannot be read as a regular file.
+ */
+export const isScriptFile = (path: string): boolean | undefined => {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    return fstatSync(fd).isFile() ? headOf(fd, 2) === '#!' : undefined;
+  } catch {
+    return undefined;
   } finally {
     closeSync(fd);
   }

