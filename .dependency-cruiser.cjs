@@ -59,6 +59,8 @@ module.exports = {
       'src/dialects/',
       // The one bounded file digest: what trust records is what the executor checks at each start.
       'src/exec/script-digest.ts',
+      // The versions the package follows: cosh-core's, matched by a v1 manifest's compatibility.
+      'src/version.ts',
     ]),
     layer('output-layer', 'src/output/', ['src/events/', 'src/protocol/']),
     // The audit's records and their builders sit beside `output` (operators/runObservers.ts makes

@@ -143,7 +143,10 @@ interface ObjectShape<R extends t.Props, O extends t.Props> {
  * stripping them; without `unknownKey` it ignores them (third-party manifests carry extra fields).
  * Optional keys that decode to `undefined` (an empty matcher) are left out of the result.
  */
-export const object = <R extends t.Props = Record<never, t.Mixed>, O extends t.Props = Record<never, t.Mixed>>(
+export const object = <
+  R extends t.Props = Record<never, t.Mixed>,
+  O extends t.Props = Record<never, t.Mixed>,
+>(
   name: string,
   shape: ObjectShape<R, O>,
 ): t.Type<ObjectOf<R, O>, unknown, unknown> => {
