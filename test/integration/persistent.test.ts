@@ -14,7 +14,7 @@ import { createSession } from '../../src/pipeline/session.js';
 import { defaultDeps, hookPipeline, type PipelineOptions } from '../../src/pipeline/pipeline.js';
 import { defineHooks, type HookDefinition } from '../../src/registry/define.js';
 import { killOwnedGroupsNow } from '../../src/exec/groups/groups.js';
-import { packageVersion } from '../../src/version.js';
+import { COSH_CORE_VERSION, packageVersion } from '../../src/version.js';
 import { allProcesses, groupAlive, isGone, sleep, waitFor } from '../../bench/procfs.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/hooks/', import.meta.url));
@@ -845,6 +845,7 @@ describe('persistent hooks: environment, ownership and the spawn helper (issue 1
         COSH_HOOKS_VERSION: packageVersion(),
         COSH_WORKSPACE_PATH: workspace,
         COSH_HOOK_PERSISTENT: '1',
+        COSH_NG_VERSION: COSH_CORE_VERSION,
       });
     } finally {
       for (const [name, value] of Object.entries(before)) {

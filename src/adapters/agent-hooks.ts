@@ -1,0 +1,209 @@
+import { lastValueFrom } from 'rxjs';
+import type { EventInput } from '../events/codecs.js';
+import { describeThrown, isJsonObject, type JsonObject } from '../events/untrusted.js';
+import type { HookDecision, OutputLine } from '../output/lines.js';
+import type { Session } from '../pipeline/session.js';
+import { deepMerge } from '../protocol/merge.js';
+
+/**
+ * The framework-free half of every adapter (docs/hosts.md): one agent run's events, built from
+ * what a framework hands its hook points, decided by a session, and read back as what the
+ * framework must do. Each adapter (`ai-sdk.ts`, `langchain.ts`, `openai-agents.ts`) only maps its
+ * framework's hook points onto these calls.
+ *
+ * Every failure of the engine (an invalid event, a closed session, an internal error) is an
+ * answer here, never a throw: before a tool it is a `deny` whose reason names the failure, so no
+ * engine fault lets a tool run.
+ */
+
+/** What an adapter needs from its host: the engine and the ids of the run. */
+export interface AgentHooksOptions {
+  /**
+   * The engine, made by `createSession(registry, deps, { concurrency: 'per-session' })`: one
+   * session serves any number of agent runs, and runs of different `sessionId`s go side by side.
+   */
+  readonly session: Session;
+  /** The `session_id` of every event of this run. */
+  readonly sessionId: string;
+  /** Set on every event when the run is a sub-agent's (Claude Code's `agent_id`/`agent_type`). */
+  readonly agentId?: string;
+  readonly agentType?: string;
+  /** The working folder hooks are told about (`cwd`); the process's own when absent. */
+  readonly cwd?: string;
+}
+
+/** What to do with a tool call, from its PreToolUse decision. */
+export type ToolGate =
+  /** Run the tool with `input`: the model's input with the hooks' `updated_input` and `tool_input` applied. */
+  | { readonly action: 'run'; readonly input: JsonObject; readonly decision: HookDecision }
+  /** The user must confirm first (the framework's approval flow); on approval run with `input`. */
+  | { readonly action: 'ask'; readonly input: JsonObject; readonly reason: string; readonly decision: HookDecision }
+  /** Never run the tool; the model gets `reason`. `decision` is absent when the engine failed. */
+  | { readonly action: 'deny'; readonly reason: string; readonly decision?: HookDecision };
+
+/** What to do with a tool's result, from its PostToolUse decision. */
+export type ResultGate =
+  | { readonly action: 'keep' }
+  /** A hook replaced the result the model sees (`updated_tool_response`). */
+  | { readonly action: 'replace'; readonly response: unknown }
+  /** A hook blocked the result: the model gets `reason` instead of it. */
+  | { readonly action: 'withhold'; readonly reason: string };
+
+/** The decision of one event, or why the engine could not give one. */
+export type Decided =
+  | { readonly ok: true; readonly decision: HookDecision }
+  | { readonly ok: false; readonly failure: string };
+
+/** The hook calls of one agent run. */
+export interface AgentHooks {
+  /** Any event of the run, with the run's ids filled in. */
+  decide(event: EventInput): Promise<Decided>;
+  beforeTool(toolName: string, input: unknown, toolUseId?: string): Promise<ToolGate>;
+  afterTool(toolName: string, input: unknown, response: unknown, toolUseId?: string): Promise<ResultGate>;
+  /** Tells the hooks a tool threw; the error still goes to the framework (the caller rethrows it). */
+  toolFailed(toolName: string, input: unknown, error: unknown, toolUseId?: string): Promise<void>;
+  /** BeforeModel: a block stops the model call (the caller throws `reason`). */
+  beforeModel(request: unknown): Promise<Decided>;
+  afterModel(response: unknown, request?: unknown): Promise<Decided>;
+  userPrompt(prompt: string): Promise<Decided>;
+  sessionStart(source?: string): Promise<Decided>;
+  stop(lastAssistantMessage?: string): Promise<Decided>;
+}
+
+const ENGINE = 'cosh-hooks';
+
+/** The JSON object a framework's value becomes in an event (`tool_input` must be an object). */
+export const asObject = (value: unknown): JsonObject => {
+  if (isJsonObject(value)) return value;
+  if (typeof value === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (isJsonObject(parsed)) return parsed;
+    } catch {
+      // not JSON: wrapped below
+    }
+  }
+  return value === undefined ? {} : { input: value as never };
+};
+
+/** A value as JSON data: what a framework object (a class instance, an Error) is to a hook. */
+export const asJson = (value: unknown): unknown => {
+  if (value === undefined) return null;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : (JSON.parse(text) as unknown);
+  } catch (error) {
+    return `${ENGINE}: the value cannot be written as JSON: ${describeThrown(error)}`;
+  }
+};
+
+/** The input the tool runs with: `updated_input` replaces, then `tool_input` patches (docs/protocol.md). */
+export const effectiveInput = (input: JsonObject, decision: HookDecision): JsonObject => {
+  const output = decision.hook_specific_output ?? {};
+  const replaced = isJsonObject(output['updated_input']) ? output['updated_input'] : input;
+  return isJsonObject(output['tool_input']) ? deepMerge(replaced, output['tool_input']) : replaced;
+};
+
+const reasonOf = (decision: HookDecision, fallback: string): string =>
+  decision.reason ?? decision.systemMessage ?? fallback;
+
+/** The PreToolUse decision read as what to do with the call. */
+export const toolGate = (input: JsonObject, decided: Decided): ToolGate => {
+  if (!decided.ok) return { action: 'deny', reason: decided.failure };
+  const { decision } = decided;
+  switch (decision.decision) {
+    case 'block':
+      return { action: 'deny', reason: reasonOf(decision, 'blocked by a hook'), decision };
+    case 'ask':
+      return {
+        action: 'ask',
+        input: effectiveInput(input, decision),
+        reason: reasonOf(decision, 'a hook asks for confirmation'),
+        decision,
+      };
+    default:
+      return { action: 'run', input: effectiveInput(input, decision), decision };
+  }
+};
+
+/** The PostToolUse decision read as what the model sees. An engine failure keeps the result. */
+export const resultGate = (decided: Decided): ResultGate => {
+  if (!decided.ok) return { action: 'keep' };
+  const { decision } = decided;
+  if (decision.decision === 'block') return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
+  const output = decision.hook_specific_output ?? {};
+  const replacement = output['updated_tool_response'] ?? output['updatedToolResponse'];
+  return replacement === undefined ? { action: 'keep' } : { action: 'replace', response: replacement };
+};
+
+const decisionOf = async (session: Session, event: EventInput): Promise<Decided> => {
+  try {
+    const last: OutputLine | undefined = await lastValueFrom(session.decide(event), { defaultValue: undefined });
+    if (last?.type === 'hook_decision') return { ok: true, decision: last };
+    if (last?.type === 'hook_error') return { ok: false, failure: `${ENGINE}: invalid event: ${last.message}` };
+    return { ok: false, failure: `${ENGINE}: the engine gave no decision` };
+  } catch (error) {
+    return { ok: false, failure: `${ENGINE}: ${describeThrown(error)}` };
+  }
+};
+
+/** The hook calls of one agent run on `options.session`. */
+export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
+  const ids = {
+    session_id: options.sessionId,
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.agentId === undefined ? {} : { agent_id: options.agentId }),
+    ...(options.agentType === undefined ? {} : { agent_type: options.agentType }),
+  };
+  const decide = (event: EventInput): Promise<Decided> =>
+    decisionOf(options.session, { ...ids, ...event } as EventInput);
+  const toolUse = (toolUseId: string | undefined) => (toolUseId === undefined ? {} : { tool_use_id: toolUseId });
+  return {
+    decide,
+    beforeTool: async (toolName, input, toolUseId) => {
+      const toolInput = asObject(input);
+      const decided = await decide({
+        hook_event_name: 'PreToolUse',
+        tool_name: toolName,
+        tool_input: toolInput,
+        ...toolUse(toolUseId),
+      } as EventInput);
+      return toolGate(toolInput, decided);
+    },
+    afterTool: async (toolName, input, response, toolUseId) =>
+      resultGate(
+        await decide({
+          hook_event_name: 'PostToolUse',
+          tool_name: toolName,
+          tool_input: asObject(input),
+          tool_response: asJson(response),
+          ...toolUse(toolUseId),
+        } as EventInput),
+      ),
+    toolFailed: async (toolName, input, error, toolUseId) => {
+      await decide({
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: toolName,
+        tool_input: asObject(input),
+        error: describeThrown(error),
+        ...toolUse(toolUseId),
+      } as EventInput);
+    },
+    beforeModel: (request) =>
+      decide({ hook_event_name: 'BeforeModel', llm_request: asObject(asJson(request)) } as EventInput),
+    afterModel: (response, request) =>
+      decide({
+        hook_event_name: 'AfterModel',
+        llm_response: asObject(asJson(response)),
+        ...(request === undefined ? {} : { llm_request: asObject(asJson(request)) }),
+      } as EventInput),
+    userPrompt: (prompt) => decide({ hook_event_name: 'UserPromptSubmit', prompt } as EventInput),
+    sessionStart: (source) =>
+      decide({ hook_event_name: 'SessionStart', ...(source === undefined ? {} : { source }) } as EventInput),
+    stop: (lastAssistantMessage) =>
+      decide({
+        hook_event_name: 'Stop',
+        ...(lastAssistantMessage === undefined ? {} : { last_assistant_message: lastAssistantMessage }),
+      } as EventInput),
+  };
+};
