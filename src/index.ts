@@ -43,5 +43,5 @@ export type { HookDefinition, HookDefinitions } from './registry/define.js';
 export { registryOf, concatRegistries } from './registry/chain.js';
 export type { Hook, HookAnswer, HookFunction, Registry } from './registry/hook.js';
 
-// Secret redaction (docs/reliability.md): the rules the engine applies, for a host's own logs.
+// Secret redaction (docs/protocol.md, "Secrets"): the rules the engine applies, for a host's own logs.
 export { redactText, redactJson } from './protocol/redact/index.js';

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A persistent security guard (persistent = true; docs/persistent.md).
+"""A persistent security guard (persistent = true; docs/execution.md).
 
 One process answers every event of the run: the engine writes each event as one JSON line on
 stdin and waits for exactly one line back, holding the event's `cosh_request_id`. The start-up

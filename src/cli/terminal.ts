@@ -61,7 +61,7 @@ export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
  * (Node runs no JavaScript after a real fault), SIGABRT (Node's own abort), SIGUSR1 (Node's
  * inspector), SIGPROF (V8's CPU profiler samples with it: `node --cpu-prof` would stop the run),
  * SIGPIPE and SIGXFSZ (Node ignores them), and the real-time signals (Node has no name for them);
- * see docs/reliability.md, known limits.
+ * see docs/execution.md, known limits.
  */
 export const OTHER_STOP_SIGNALS = [
   'SIGUSR2',

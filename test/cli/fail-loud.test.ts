@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from './helpers.js';
 
 /**
- * A guard that cannot run never looks like a guard that allowed (docs/reliability.md, "Fail
+ * A guard that cannot run never looks like a guard that allowed (docs/execution.md, "Fail
  * loud"): through the built binary, as a host and a user run it.
  */
 

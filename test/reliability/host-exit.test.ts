@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isGone, waitFor } from '../../bench/procfs.js';
 
 /**
- * A Node host with a persistent hook exits by itself (docs/persistent.md): an idle persistent
+ * A Node host with a persistent hook exits by itself (docs/execution.md): an idle persistent
  * process does not hold the host's event loop, and is still ended as at a run's end (stdin closed,
  * the grace period, the group killed) when the host has nothing else to do. Uses the built library
  * (`npm test` builds first).

@@ -43,7 +43,7 @@ export const backoffFailure = (failures: number, waitMs: number, last: string | 
     )} ms${last === undefined ? '' : ` (last: ${last})`}`,
   );
 
-/** The field that ties an answer line to its request (docs/persistent.md). */
+/** The field that ties an answer line to its request (docs/execution.md). */
 export const REQUEST_ID_FIELD = 'cosh_request_id';
 
 /** A new request id: unique per request, so no answer can be taken for another request's. */

@@ -317,7 +317,7 @@ class PersistentHook {
     this.holdHost();
   }
 
-  /** The process keeps the host alive only while a request is in flight (docs/persistent.md). */
+  /** The process keeps the host alive only while a request is in flight (docs/execution.md). */
   private holdHost(): void {
     const live = this.live;
     if (live === undefined) return;
