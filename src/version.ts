@@ -30,6 +30,6 @@ export const packageVersion = (): string => (cached ??= readVersion());
  * The cosh-core release whose hook contract cosh-hooks follows (alibaba/anolisa `src/cosh-ng`,
  * workspace version). Every hook gets it as `COSH_NG_VERSION`, as cosh-core gives its own version,
  * so hooks written for cosh-core (tokenless) recognise their host; a `schemaVersion: 1` manifest's
- * `compatibility.cosh` is matched against it (docs/cosh-core.md).
+ * `compatibility.cosh` is matched against it (docs/compat.md).
  */
 export const COSH_CORE_VERSION = '0.13.0';

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli, hookTable, jsonl, jsonLines, prints, sandbox, withoutTimes } from './helpers.js';
 
 /*
- * What docs/cosh-core.md adopts from cosh-core, through the built binary (issue 12): tool-name
+ * What docs/compat.md adopts from cosh-core, through the built binary (issue 12): tool-name
  * aliases with a manifest shaped like agent-sec-core's, the engine's environment variables,
  * cosh-core's `fail_open` and `sequential` keys, invalid `env` names, BeforeModel tool declaration
  * checks and the camelCase `additionalContext` fallback. Redaction and snake_case keys have their

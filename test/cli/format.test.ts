@@ -182,7 +182,7 @@ describe('chainsToJson', () => {
   });
 });
 
-describe('commands with secrets in list (docs/cosh-core.md: shown redacted)', () => {
+describe('commands with secrets in list (docs/compat.md: shown redacted)', () => {
   const secret = defineHooks(
     {
       PreToolUse: [

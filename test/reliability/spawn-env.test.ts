@@ -130,7 +130,7 @@ describe("the engine's variables (spec §3, §4.2)", () => {
   });
 });
 
-describe("cosh-core's COSH_NG_VERSION (docs/cosh-core.md)", () => {
+describe("cosh-core's COSH_NG_VERSION (docs/compat.md)", () => {
   it('every hook gets it, set after its own env, so a config or manifest cannot override it', async () => {
     const hook = commandHookOf(
       {

@@ -59,7 +59,7 @@ const hookVariables = (hook: CommandHook, cwd: string): EngineVariables => {
   env.COSH_RUNTIME = 'cosh-hooks';
   env.COSH_HOOKS_VERSION = packageVersion();
   // cosh-core's own variable, set after the hook's `env` as cosh-core sets it: hooks written for
-  // cosh-core (tokenless) recognise their host by it (docs/cosh-core.md).
+  // cosh-core (tokenless) recognise their host by it (docs/compat.md).
   env.COSH_NG_VERSION = COSH_CORE_VERSION;
   put(env, 'COSH_WORKSPACE_PATH', hook.workspacePath ?? cwd);
   put(env, 'COSH_EXTENSION_PATH', hook.extensionPath);

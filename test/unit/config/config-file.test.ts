@@ -460,7 +460,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
   });
 });
 
-describe('decodeConfigText: cosh-core keys and redact (docs/cosh-core.md)', () => {
+describe('decodeConfigText: cosh-core keys and redact (docs/compat.md)', () => {
   const one = (...lines: string[]) =>
     decodeConfigText(toml('[[hooks.PreToolUse]]', 'name = "h"', 'command = "x"', ...lines), FILE);
 

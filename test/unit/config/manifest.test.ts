@@ -295,7 +295,7 @@ describe('decodeManifestText: warnings (the extension still loads)', () => {
   });
 });
 
-describe('decodeManifestText: cosh-core parity (docs/cosh-core.md)', () => {
+describe('decodeManifestText: cosh-core parity (docs/compat.md)', () => {
   it('drops an env entry whose name is not a variable name, with a warning; the hook still loads', () => {
     const result = decode(
       oneHook({ type: 'command', name: 'a', command: 'x', env: { 'MY-VAR': '1', OK: '2' } }),
