@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The key a per-session structure files an id under (a session id, a sub-agent id): the id itself
  * when it is short, else a fixed-length digest of it, so that what the engine keeps per session is
- * bounded in bytes whatever the ids a host sends (docs/execution.md, "Bounds").
+ * bounded in bytes whatever the ids a host sends (docs/execution.md, "Guarantees and their tests").
  */
 
 /** Ids up to this many characters are their own key. */

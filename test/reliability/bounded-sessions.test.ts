@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, sandbox } from '../cli/helpers.js';
 
 /**
- * Per-session memory is bounded in bytes, whatever the session ids (docs/execution.md, "Bounds"):
+ * Per-session memory is bounded in bytes, whatever the session ids (docs/execution.md, "Guarantees and their tests"):
  * the engine, on a 64 MB heap, through 220 looping sessions whose ids are 1 MB each. Every Stop is
  * blocked, so every session stays in the Stop-loop ledger; with the ids themselves as keys that is
  * 220 MB, and the process dies of an out-of-memory error.
