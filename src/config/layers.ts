@@ -277,6 +277,11 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     const projectOn = project.decoded.enabled;
     for (const event of EVENT_NAMES) {
       placed(project, event).forEach((hook, i) => {
+        // A skipped hook (no name) never runs: nothing to trust, it stays listed as skipped.
+        if (hook.skipped !== undefined) {
+          hooks[event].push(hook);
+          return;
+        }
         const found = fingerprintHook(event, hook, options.workspace);
         for (const script of found.scripts) files.push(script.path);
         const index = project.decoded.layering?.tableIndex[event][i] ?? i;

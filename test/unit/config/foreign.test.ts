@@ -389,17 +389,19 @@ describe('[[imported_hooks]] tables in config.toml', () => {
     ]);
   });
 
-  it('an unnamed one is an error, like any config hook table; a matcher off matched events is ignored', () => {
+  it('an unnamed one is skipped, like any config hook table; a matcher off matched events is ignored', () => {
     const decoded = decodeConfigText(
       '[[imported_hooks]]\nevent = "Stop"\ncommand = "d"\nmatcher = "^x$"\n',
       'c.toml',
     );
-    expect(decoded.errors.map((problem) => [problem.line, problem.path])).toStrictEqual([
-      [1, 'imported_hooks[0].name'],
-    ]);
+    expect(decoded.errors).toStrictEqual([]);
     expect(decoded.warnings.map((warning) => [warning.line, warning.path])).toStrictEqual([
+      [1, 'imported_hooks[0].name'],
       [4, 'imported_hooks[0].matcher'],
     ]);
+    expect(
+      decoded.hooks.Stop.map((hook) => [hook.enabled, hook.kind === 'command' && hook.skipped !== undefined]),
+    ).toStrictEqual([[false, true]]);
   });
 
   it('run after the [hooks] tables of their event, in file order, whatever the order in the file', () => {
