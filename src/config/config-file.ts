@@ -7,6 +7,7 @@ import type { CommandHook } from '../registry/hook.js';
 import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import { shortTimeout } from './timeout-unit.js';
+import type { HooksSettings } from './project-settings.js';
 import {
   failModeConflict,
   formatPath,
@@ -38,6 +39,8 @@ export interface ConfigFileResult {
     readonly managedOnly?: boolean;
     readonly projectHooks?: boolean;
     readonly tableIndex: Readonly<Record<EventName, readonly number[]>>;
+    /** The settings `[hooks]` writes: a project layer's are held to trust (project-settings.ts). */
+    readonly settings: HooksSettings;
   };
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
@@ -180,6 +183,11 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
     ...(section.managed_only !== undefined && { managedOnly: section.managed_only }),
     ...(section.project_hooks !== undefined && { projectHooks: section.project_hooks }),
     tableIndex,
+    settings: {
+      ...(section.enabled !== undefined && { enabled: section.enabled }),
+      ...(section.fail_closed !== undefined && { fail_closed: section.fail_closed }),
+      ...(section.stop_loop_limit !== undefined && { stop_loop_limit: section.stop_loop_limit }),
+    },
   };
   return {
     enabled: section.enabled ?? true,

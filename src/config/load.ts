@@ -131,7 +131,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   // Managed-only mode: what the user brings (other agents' settings, state files that turn hooks
   // off, user extensions) does not apply; only the system layer and system extensions run.
   const foreign = loadForeignSettings(managed ? [] : (options.foreignSettings ?? []), workspace);
-  const warnings: ConfigProblem[] = [...config.warnings, ...foreign.warnings];
+  const warnings: ConfigProblem[] = [...config.warnings, ...config.ignoredSettings, ...foreign.warnings];
   if (managed && (options.foreignSettings ?? []).length > 0)
     warnings.push(
       ...(options.foreignSettings ?? []).map(({ file }) => ({
