@@ -29,6 +29,23 @@ export const configNotes = (
     );
   }
   if (result.ok) {
+    // A reload that removed or weakened a guard, or kept a changed trusted hook at its last version.
+    for (const [subject, problems] of [
+      ['guard_weakened', result.weakened ?? []],
+      ['reload_kept_hook', result.kept ?? []],
+    ] as const)
+      for (const problem of problems)
+        records.push(
+          auditConfigRecord(
+            {
+              subject,
+              message: problem.message,
+              file: problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`,
+              ...(problem.path !== undefined && { details: { path: problem.path } }),
+            },
+            now,
+          ),
+        );
     for (const event of EVENT_NAMES)
       for (const hook of result.registry[event]) {
         if (hook.kind !== 'command' || hook.skipped === undefined) continue;

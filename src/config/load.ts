@@ -88,6 +88,16 @@ export type LoadResult =
       untrusted: readonly UntrustedHook[];
       /** Every file and folder the result depends on: what a watcher follows (docs/configuration.md). */
       followed: Followed;
+      /**
+       * Set by `watchHooks` on a reload: each hook that decided before and that the change removed
+       * or weakened, with its file:line (also among `warnings`).
+       */
+      weakened?: readonly ConfigProblem[];
+      /**
+       * Set by `watchHooks` on a reload: each trusted project hook the change untrusted, kept at its
+       * last version (its scripts still checked before each start), with its file:line.
+       */
+      kept?: readonly ConfigProblem[];
     }
   | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[]; followed: Followed };
 
