@@ -153,6 +153,15 @@ const problemsOf = (problems: readonly ConfigProblem[], event: EventName, hook: 
     )
     .map((problem) => problem.message);
 
+/** Why a config hook is never run (no name), when it is one. */
+const skippedWhy = (hook: Hook): string | undefined => (hook.kind === 'command' ? hook.skipped : undefined);
+
+/** The `enabled` cell of a hook that does not run: skipped, untrusted or turned off. */
+const enabledWhy = (hook: Hook): string => {
+  if (skippedWhy(hook) !== undefined) return 'skipped';
+  return hook.kind === 'command' && hook.untrusted !== undefined ? 'untrusted' : 'no';
+};
+
 /** What `list --json` prints for one hook. */
 export interface ListedHook {
   readonly name: string;
@@ -169,6 +178,8 @@ export interface ListedHook {
   readonly observe?: true;
   /** Why a project hook does not run: it is not trusted (docs/configuration.md). */
   readonly untrusted?: string;
+  /** Why a config hook is never run: it has no name (docs/configuration.md). */
+  readonly skipped?: string;
   readonly description?: string;
   readonly extension_path?: string;
   /** Problems the load-time checks found in it; absent when none. */
@@ -187,6 +198,7 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   enabled: hook.enabled,
   ...(hook.observe === true && { observe: true as const }),
   ...(hook.kind === 'command' && hook.untrusted !== undefined && { untrusted: redactText(hook.untrusted) }),
+  ...(hook.kind === 'command' && hook.skipped !== undefined && { skipped: hook.skipped }),
   ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
   ...(problems.length > 0 && { problems: problems.map((problem) => redactText(problem)) }),
@@ -247,14 +259,14 @@ export const formatChains = (
     const rows = [
       ['#', 'name', 'source', 'matcher', 'timeout', 'fail_closed', 'redact', 'enabled', 'mode'],
       ...chain.map((hook, i) => [
-        `${(found[i]?.length ?? 0) > 0 ? '!' : ''}${i + 1}`,
-        printableLine(hook.name),
+        `${(found[i]?.length ?? 0) > 0 || skippedWhy(hook) !== undefined ? '!' : ''}${i + 1}`,
+        hook.name === '' ? '(no name)' : printableLine(hook.name),
         printableLine(hook.source),
         matcherOf(event, hook),
         `${hook.timeoutMs} ms`,
         hook.failClosed ? 'yes' : 'no',
         hook.redact === true ? 'yes' : 'no',
-        hook.enabled ? 'yes' : hook.kind === 'command' && hook.untrusted !== undefined ? 'untrusted' : 'no',
+        hook.enabled ? 'yes' : enabledWhy(hook),
         hook.observe === true ? `${modeOf(hook)} observer` : modeOf(hook),
       ]),
     ];
@@ -263,7 +275,7 @@ export const formatChains = (
         ? p.dim(cell)
         : column === 0 && cell.startsWith('!')
           ? p.bold(p.red(cell))
-          : (column === 6 || column === 7) && (cell.trim() === 'no' || cell.trim() === 'untrusted')
+          : (column === 6 || column === 7) && ['no', 'untrusted', 'skipped'].includes(cell.trim())
             ? p.yellow(cell)
             : cell,
     );
@@ -277,6 +289,9 @@ export const formatChains = (
         out.push(`     ${p.red('!')} ${printableLine(redactText(message))}`);
       if (hook?.kind === 'command' && hook.untrusted !== undefined)
         out.push(`     ${p.yellow(`untrusted: ${printableLine(redactText(hook.untrusted))}`)}`);
+      const skipped = hook === undefined ? undefined : skippedWhy(hook);
+      if (skipped !== undefined)
+        out.push(`     ${p.red('!')} ${p.yellow(`skipped: ${printableLine(skipped)}`)}`);
     });
   }
   const empty = EVENT_NAMES.filter((event) => registry[event].length === 0);

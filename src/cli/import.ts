@@ -8,8 +8,8 @@ import { useColor } from './style.js';
 /**
  * `import claude|gemini FILE`: another agent's hook settings as a config.toml `[hooks]` section on
  * stdout, ready to append to `~/.copilot-shell/config.toml` (docs/compat.md). Warnings (events
- * with no cosh counterpart, skipped hook types) and errors go to stderr. Status 0; 1 when a hook
- * had a wrong field (the others are still printed) or the file cannot be read.
+ * with no cosh counterpart, skipped hook types, refused hooks) and errors go to stderr. Status 0; 1
+ * when a hook had a wrong field or was refused (the others are still printed) or the file cannot be read.
  */
 export const importCommand = (dialect: ForeignDialect, given: string): number => {
   const file = resolve(given);
@@ -26,5 +26,6 @@ export const importCommand = (dialect: ForeignDialect, given: string): number =>
   );
   if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
   process.stdout.write(foreignHooksToToml(decoded.hooks, { file, dialect }));
-  return decoded.errors.length > 0 ? 1 : 0;
+  // A refused hook (a condition that cannot be honoured) is missing from the output: not a success.
+  return decoded.errors.length > 0 || (decoded.refused ?? 0) > 0 ? 1 : 0;
 };

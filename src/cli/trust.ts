@@ -25,6 +25,11 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
   const p = palette(color);
   const out = [`${p.bold('workspace')}  ${printableLine(plan.workspace)}`];
   out.push(`${p.bold('config')}     ${printableLine(plan.configFile)}`);
+  const settings = Object.entries(plan.settings);
+  if (settings.length > 0)
+    out.push(
+      `${p.bold('settings')}   ${settings.map(([key, value]) => `${key} = ${String(value)}`).join(', ')}  ${p.dim("(a project may only tighten the user's)")}`,
+    );
   for (const hook of plan.hooks) {
     out.push('', `${p.bold(hook.event)} ${printableLine(hook.name)}  ${p.dim(printableLine(where(hook)))}`);
     out.push(`  $ ${printableLine(hook.command)}`);
@@ -81,11 +86,14 @@ export const trustCommand = (flags: TrustFlags): number => {
   );
   if (problems.length > 0) process.stderr.write(`${problems.join('\n')}\n`);
   if (plan.errors.length > 0) return 2;
-  if (plan.project?.state !== 'read' || plan.hooks.length === 0) {
+  if (
+    plan.project?.state !== 'read' ||
+    (plan.hooks.length === 0 && Object.keys(plan.settings).length === 0)
+  ) {
     const why =
       plan.project?.state === 'ignored'
         ? `the project layer is not read: ${plan.project.reason ?? ''}`
-        : `no project hooks in ${plan.configFile}`;
+        : `no project hooks or settings in ${plan.configFile}`;
     process.stderr.write(`cosh-hooks: nothing to trust: ${printableLine(why)}\n`);
     return 1;
   }

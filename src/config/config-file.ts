@@ -7,12 +7,13 @@ import type { CommandHook } from '../registry/hook.js';
 import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import { shortTimeout } from './timeout-unit.js';
+import type { HooksSettings } from './project-settings.js';
 import {
   failModeConflict,
   formatPath,
   ignoredMatcher,
   issuesOf,
-  unnamedHook,
+  skippedUnnamedHook,
   type ConfigProblem,
   type Issue,
   type Segment,
@@ -29,8 +30,8 @@ export interface ConfigFileResult {
   readonly hooks: HooksByEvent;
   /**
    * What layering needs (docs/configuration.md, layers): whether `enabled` was written, the events
-   * the file defines (an empty list counts), the managed-mode keys, and for each kept hook the
-   * index of its table in the file (unnamed tables are skipped, so the two can differ).
+   * the file defines (an empty list counts), the managed-mode keys, and for each hook the index of
+   * its table in the file.
    */
   readonly layering?: {
     readonly enabledSet: boolean;
@@ -38,6 +39,8 @@ export interface ConfigFileResult {
     readonly managedOnly?: boolean;
     readonly projectHooks?: boolean;
     readonly tableIndex: Readonly<Record<EventName, readonly number[]>>;
+    /** The settings `[hooks]` writes: a project layer's are held to trust (project-settings.ts). */
+    readonly settings: HooksSettings;
   };
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
@@ -45,7 +48,7 @@ export interface ConfigFileResult {
 
 export const noHooks = (): Record<EventName, CommandHook[]> => byEvent((): CommandHook[] => []);
 
-/** A missing, empty or blank `name`: an error in the config file, a skipped hook (warning) in a manifest. */
+/** A missing, empty or blank `name`: the hook is skipped, with a warning (the seed's rule 5). */
 export const isUnnamed = (name: unknown): boolean =>
   name === undefined || (typeof name === 'string' && name.trim() === '');
 
@@ -86,28 +89,40 @@ const hookTablesOf = (
  * Warnings that do not depend on the file being valid, so they are reported together with its
  * errors: matchers on events that have no matched field (ignored), timeouts under 100 ms.
  */
-const warningIssues = (document: Record<string, unknown>): Issue[] =>
-  hookTablesOf(document).flatMap(({ event, table, at }) => {
+const warningIssues = (document: Record<string, unknown>): Issue[] => {
+  const section = isRecord(document.hooks) ? document.hooks : {};
+  return hookTablesOf(document).flatMap(({ event, table, at }) => {
     const matcher = table.matcher;
     return [
+      ...(isUnnamed(table.name)
+        ? [skippedUnnamedHook([...at, 'name'], table.name, failsClosed(table, section.fail_closed))]
+        : []),
       ...(typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)
         ? [ignoredMatcher(event, [...at, 'matcher'])]
         : []),
       ...shortTimeout(table.timeout, at, 'toml'),
     ];
   });
+};
+
+/** A table's fail_closed as the hook gets it: its own `fail_closed` or `fail_open`, else the file's default. */
+const failsClosed = (table: Record<string, unknown>, fileDefault: unknown): boolean => {
+  if (typeof table.fail_closed === 'boolean') return table.fail_closed;
+  if (typeof table.fail_open === 'boolean') return !table.fail_open;
+  return fileDefault === true;
+};
+
+/** Why a nameless table is not run: kept in the chain, disabled, so `list` shows it in its place. */
+const SKIPPED_UNNAMED = "hook has no name (the seed's rule 5: a definition without a name is skipped)";
 
 /**
  * Errors the codec does not see: hook tables that set `fail_closed` and `fail_open` to opposite
- * meanings, and hooks without a name. A nameless hook in the config file is an error, not a hook
- * skipped with a warning: skipping it would silently drop a guard, fail_closed or not
+ * meanings. A hook without a name is not an error: it is skipped, loudly (a warning with its
+ * file:line, a mark in `list`, an audit record), and the rest of the file runs
  * (docs/configuration.md).
  */
 const tableErrors = (document: Record<string, unknown>): Issue[] =>
-  hookTablesOf(document).flatMap(({ table, at }) => [
-    ...(isUnnamed(table.name) ? [unnamedHook([...at, 'name'], table.name)] : []),
-    ...failModeConflict(table, at),
-  ]);
+  hookTablesOf(document).flatMap(({ table, at }) => failModeConflict(table, at));
 
 /**
  * Validates the text of a config file (spec §2) and resolves its hooks. Pure: `file` only names
@@ -141,18 +156,17 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       table.fail_closed === undefined && table.fail_open === undefined
         ? section.fail_closed
         : table.fail_closed;
-    hooks[event].push(
-      commandHookOf(
-        {
-          ...table,
-          ...(failClosed !== undefined && { fail_closed: failClosed }),
-          name: table.name ?? '',
-          command: commandOfDialect(table.dialect, table.command),
-          origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
-        },
-        'config',
-      ),
+    const hook = commandHookOf(
+      {
+        ...table,
+        ...(failClosed !== undefined && { fail_closed: failClosed }),
+        name: isUnnamed(table.name) ? '' : (table.name ?? ''),
+        command: commandOfDialect(table.dialect, table.command),
+        origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
+      },
+      'config',
     );
+    hooks[event].push(isUnnamed(table.name) ? { ...hook, enabled: false, skipped: SKIPPED_UNNAMED } : hook);
   };
   for (const event of EVENT_NAMES)
     (section[event] ?? []).forEach((table, index) => {
@@ -169,6 +183,11 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
     ...(section.managed_only !== undefined && { managedOnly: section.managed_only }),
     ...(section.project_hooks !== undefined && { projectHooks: section.project_hooks }),
     tableIndex,
+    settings: {
+      ...(section.enabled !== undefined && { enabled: section.enabled }),
+      ...(section.fail_closed !== undefined && { fail_closed: section.fail_closed }),
+      ...(section.stop_loop_limit !== undefined && { stop_loop_limit: section.stop_loop_limit }),
+    },
   };
   return {
     enabled: section.enabled ?? true,

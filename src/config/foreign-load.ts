@@ -79,6 +79,7 @@ export const loadForeignSettings = (files: readonly ForeignSettings[], workspace
             timeout: hook.timeout,
             matcher: matcher.right,
             dialect,
+            ...(hook.failClosed === true && { fail_closed: true }),
             ...(hook.description !== undefined && { description: hook.description }),
             ...(root !== undefined && { extensionPath: root }),
             origin: { file },

@@ -68,6 +68,7 @@ export const foreignHooksToToml = (
         timeout: hook.timeout,
         ...(hook.matcher !== undefined && { matcher: hook.matcher }),
         dialect: hook.dialect,
+        ...(hook.failClosed === true && { fail_closed: true }),
         ...(hook.description !== undefined && { description: hook.description }),
         ...(env !== undefined && { env }),
       })),

@@ -35,10 +35,14 @@ export interface ForeignHook {
   readonly matcher?: string;
   readonly description?: string;
   readonly dialect: ForeignDialect;
+  /** Claude Code's `onFailure: "block"`: the guard blocks when it cannot answer. */
+  readonly failClosed?: true;
 }
 
 export interface DecodedForeign {
   readonly hooks: readonly ForeignHook[];
+  /** Hooks refused (each with a warning saying why): a condition that cannot be honoured. */
+  readonly refused?: number;
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
 }
@@ -72,6 +76,7 @@ class ForeignWalk {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];
   readonly hooks: ForeignHook[] = [];
+  refused = 0;
   private readonly names = new Set<string>();
 
   constructor(
@@ -178,11 +183,17 @@ class ForeignWalk {
         });
         return;
       }
+      // Never run with the condition dropped: a hook that decides without checking the call
+      // itself would then decide for every call its matcher selects.
       this.warnings.push({
         path: [...at, 'if'],
-        message: `ignored: cosh-hooks cannot filter by permission rules (${JSON.stringify(rule)}), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them`,
+        message: `refused: cosh-hooks cannot honour a permission-rule condition (${JSON.stringify(rule)}), and without it the hook would run on every call its matcher selects; not imported (write the condition into the hook's own command)`,
       });
+      this.refused += 1;
+      return;
     }
+    const failClosed =
+      this.dialect === 'claude' ? this.onFailure(entry['onFailure'], [...at, 'onFailure']) : false;
 
     const given = typeof name === 'string' && name.trim() !== '' ? name : undefined;
     if (this.disabled.has(given ?? command)) {
@@ -223,8 +234,24 @@ class ForeignWalk {
         ...(matcher !== undefined && { matcher }),
         ...(typeof description === 'string' && { description }),
         dialect: this.dialect,
+        ...(failClosed && { failClosed: true as const }),
       });
     }
+  }
+
+  /**
+   * Claude Code's `onFailure` (2.1.295+): `"block"` makes the hook fail closed. A value it does not
+   * know is read as `"block"` with a warning: a guard is never weakened by a word we cannot read.
+   */
+  onFailure(value: unknown, at: readonly Segment[]): boolean {
+    if (value === undefined) return false;
+    if (value === 'block') return true;
+    if (value === 'continue' || value === 'allow' || value === 'ignore') return false;
+    this.warnings.push({
+      path: at,
+      message: `unknown value ${describe(value)} (Claude Code knows "block"): read as "block", so the guard stays fail_closed`,
+    });
+    return true;
   }
 
   /** Made-up names get `-2`, `-3` when the same hook is listed twice; given names are kept. */
@@ -305,5 +332,10 @@ export const decodeForeignText = (text: string, file: string, dialect: ForeignDi
     if (dialect === 'gemini' && GEMINI_SETTING_KEYS.has(event)) continue;
     walk.event(event, groups, ['hooks', event]);
   }
-  return { hooks: walk.hooks, errors: walk.errors.map(locate), warnings: walk.warnings.map(locate) };
+  return {
+    hooks: walk.hooks,
+    ...(walk.refused > 0 && { refused: walk.refused }),
+    errors: walk.errors.map(locate),
+    warnings: walk.warnings.map(locate),
+  };
 };

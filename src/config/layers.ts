@@ -7,7 +7,13 @@ import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.
 import { readText } from './files.js';
 import { lineOf, tomlLocations } from './locate.js';
 import { formatPath, type ConfigProblem } from './problems.js';
-import { readTrustStore, trustedIn } from './trust-store.js';
+import {
+  projectSettingsVerdict,
+  type BaseLimit,
+  type HooksSettings,
+  type ProjectSettingsVerdict,
+} from './project-settings.js';
+import { readTrustStore, trustedIn, trustedSettingsIn } from './trust-store.js';
 import { fingerprintHook, isInside, trustVerdict } from './trust.js';
 
 /**
@@ -89,14 +95,18 @@ export interface MergedLayers {
   readonly managedOnly: boolean;
   readonly hooks: Readonly<Record<EventName, readonly CommandHook[]>>;
   /**
-   * `[hooks] stop_loop_limit`: the smallest any layer sets, so the strictest guard wins and a project
-   * can only make loops shorter (docs/configuration.md).
+   * `[hooks] stop_loop_limit`: the smallest the system and user layers set; a trusted project may
+   * only raise it, since a lower limit lets a blocked Stop through sooner (docs/configuration.md).
    */
   readonly stopLoopLimit?: number;
   readonly layers: readonly LayerSource[];
   readonly untrusted: readonly UntrustedHook[];
   /** Every project hook read, trusted or not, with where it is written: what `cosh-hooks trust` shows. */
   readonly projectHooks: readonly ProjectHook[];
+  /** The project layer's `[hooks]` settings as written (what `cosh-hooks trust` records). */
+  readonly projectSettings: HooksSettings;
+  /** Project settings that take no effect, each with its file:line and why: warnings for every command. */
+  readonly ignoredSettings: readonly ConfigProblem[];
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
   /** Every file this read or looked for (to follow for reload). */
@@ -170,8 +180,10 @@ export interface MergeOptions {
 
 /**
  * Reads the layers and merges them:
- * - `enabled`: the last of system, user that writes it wins (absent everywhere = true); the
+ * - `enabled`: the last of system, user that writes it wins (absent everywhere = true); a trusted
  *   project's `enabled = false` switches off the project's own hooks only.
+ * - the project's `[hooks]` settings take effect only when trusted, and then only to tighten
+ *   (project-settings.ts); each one ignored is a warning with its file:line.
  * - hooks, per event: a user list replaces the system list of the same event, as in cosh-core
  *   (with a warning naming both files); project hooks are appended after them and never replace
  *   them (cosh-core lets a project replace them; here a project cannot remove a guard without
@@ -265,6 +277,21 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     );
   }
 
+  // The Stop-loop limit of the layers below the project: the smallest they set (the strictest).
+  const below = [
+    ...(system?.decoded.stopLoopLimit === undefined
+      ? []
+      : [{ limit: system.decoded.stopLoopLimit, owner: "the system's" }]),
+    ...(user?.decoded.stopLoopLimit === undefined
+      ? []
+      : [{ limit: user.decoded.stopLoopLimit, owner: "the user's" }]),
+  ].sort((a, b) => a.limit - b.limit);
+  const base: BaseLimit = below[0] ?? {};
+  let settings: ProjectSettingsVerdict = {
+    ...(base.limit !== undefined && { stopLoopLimit: base.limit }),
+    ignored: [],
+  };
+  const ignoredSettings: ConfigProblem[] = [];
   const untrusted: UntrustedHook[] = [];
   const projectHooks: ProjectHook[] = [];
   if (project !== undefined && project.decoded.errors.length === 0) {
@@ -274,9 +301,29 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     const realWorkspace = realOr(options.workspace);
     const trusted = trustedIn(store.store, realWorkspace);
     const at = locator(project.text);
-    const projectOn = project.decoded.enabled;
+    settings = projectSettingsVerdict(
+      project.decoded.layering?.settings ?? {},
+      trustedSettingsIn(store.store, realWorkspace),
+      base,
+    );
+    for (const { key, message } of settings.ignored) {
+      const line = at(['hooks', key]);
+      ignoredSettings.push({
+        file: project.file,
+        ...(line !== undefined && { line }),
+        path: formatPath(['hooks', key]),
+        message,
+      });
+    }
+    // An untrusted project's `enabled` changes nothing; a trusted one's switches off its own hooks only.
+    const projectOn = settings.enabled ?? true;
     for (const event of EVENT_NAMES) {
       placed(project, event).forEach((hook, i) => {
+        // A skipped hook (no name) never runs: nothing to trust, it stays listed as skipped.
+        if (hook.skipped !== undefined) {
+          hooks[event].push(hook);
+          return;
+        }
         const found = fingerprintHook(event, hook, options.workspace);
         for (const script of found.scripts) files.push(script.path);
         const index = project.decoded.layering?.tableIndex[event][i] ?? i;
@@ -311,17 +358,16 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     }
   }
 
-  const limits = [system, user, project].flatMap((read) =>
-    read?.decoded.stopLoopLimit === undefined ? [] : [read.decoded.stopLoopLimit],
-  );
   return {
     enabled,
     managedOnly,
     hooks,
-    ...(limits.length > 0 && { stopLoopLimit: Math.min(...limits) }),
+    ...(settings.stopLoopLimit !== undefined && { stopLoopLimit: settings.stopLoopLimit }),
     layers,
     untrusted,
     projectHooks,
+    projectSettings: project?.decoded.layering?.settings ?? {},
+    ignoredSettings,
     errors,
     warnings,
     files,

@@ -88,6 +88,16 @@ export type LoadResult =
       untrusted: readonly UntrustedHook[];
       /** Every file and folder the result depends on: what a watcher follows (docs/configuration.md). */
       followed: Followed;
+      /**
+       * Set by `watchHooks` on a reload: each hook that decided before and that the change removed
+       * or weakened, with its file:line (also among `warnings`).
+       */
+      weakened?: readonly ConfigProblem[];
+      /**
+       * Set by `watchHooks` on a reload: each trusted project hook the change untrusted, kept at its
+       * last version (its scripts still checked before each start), with its file:line.
+       */
+      kept?: readonly ConfigProblem[];
     }
   | { ok: false; errors: ConfigProblem[]; warnings: ConfigProblem[]; followed: Followed };
 
@@ -131,7 +141,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
   // Managed-only mode: what the user brings (other agents' settings, state files that turn hooks
   // off, user extensions) does not apply; only the system layer and system extensions run.
   const foreign = loadForeignSettings(managed ? [] : (options.foreignSettings ?? []), workspace);
-  const warnings: ConfigProblem[] = [...config.warnings, ...foreign.warnings];
+  const warnings: ConfigProblem[] = [...config.warnings, ...config.ignoredSettings, ...foreign.warnings];
   if (managed && (options.foreignSettings ?? []).length > 0)
     warnings.push(
       ...(options.foreignSettings ?? []).map(({ file }) => ({

@@ -91,15 +91,14 @@ export const issuesOf = (errors: t.Errors, at: readonly Segment[], dialect: Dial
   });
 
 /**
- * A hook without a name (absent, empty or blank): an error in the config file; in a manifest a
- * warning, and the hook is skipped (docs/configuration.md, docs/extensions.md).
+ * Warning: a config-file hook without a name (absent, empty or blank) is skipped, as the seed says;
+ * one that was a fail_closed guard says so (docs/configuration.md).
  */
-export const unnamedHook = (path: readonly Segment[], name: unknown): Issue => ({
+export const skippedUnnamedHook = (path: readonly Segment[], name: unknown, failClosed: boolean): Issue => ({
   path,
-  message:
-    name === undefined
-      ? 'missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported'
-      : 'expected a non-empty string, got a blank name: a hook without a name cannot be listed, disabled or reported',
+  message: `hook has ${name === undefined ? 'no name' : 'a blank name'}; skipped${
+    failClosed ? ': this fail_closed guard does not run' : ''
+  } (every other hook of the file runs)`,
 });
 
 /** Warning: a manifest hook without a name is skipped; one that was fail_closed says so. */

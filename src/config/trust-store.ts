@@ -33,7 +33,12 @@ const Hook = named(
   'a trusted hook record',
 );
 const Workspace = named(
-  t.type({ trusted_at: t.string, config: t.string, hooks: t.array(Hook) }),
+  t.intersection([
+    t.type({ trusted_at: t.string, config: t.string, hooks: t.array(Hook) }),
+    // The digest of the project's `[hooks]` settings when trusted (project-settings.ts); absent in
+    // a store written before settings were recorded: then no setting is trusted.
+    t.partial({ settings: t.string }),
+  ]),
   'a workspace record',
 );
 /** The store's shape; anything else in the file makes the whole store untrusted. */
@@ -82,6 +87,16 @@ export const readTrustStore = (file: string): ReadStore => {
     return none(issue === undefined ? 'not a trust store' : `${formatPath(issue.path)}: ${issue.message}`);
   }
   return { store: decoded.right, warnings: [] };
+};
+
+/** The settings digest trusted in one workspace (its real path), and whether it is trusted at all. */
+export const trustedSettingsIn = (
+  store: TrustStoreFile,
+  workspace: string,
+): { readonly workspace: boolean; readonly settings?: string } => {
+  if (!Object.hasOwn(store.workspaces, workspace)) return { workspace: false };
+  const settings = store.workspaces[workspace]?.settings;
+  return settings === undefined ? { workspace: true } : { workspace: true, settings };
 };
 
 /** The hooks trusted in one workspace (its real path), if any. */

@@ -6,6 +6,7 @@ import type { LoadOptions } from './load.js';
 import type { ConfigProblem } from './problems.js';
 import { readTrustStore, withWorkspace, writeTrustStore } from './trust-store.js';
 import { fingerprintHook, trustedRecord, type HookFingerprint } from './trust.js';
+import { settingsDigest, type HooksSettings } from './project-settings.js';
 
 /** One project hook as `cosh-hooks trust` shows it. */
 export interface TrustCandidate extends HookFingerprint {
@@ -22,6 +23,8 @@ export interface TrustPlan {
   /** The project layer as it was found (`read`, `missing`, `ignored` with the reason). */
   readonly project: LayerSource | undefined;
   readonly hooks: readonly TrustCandidate[];
+  /** The project's `[hooks]` settings, recorded by their digest; empty when it writes none. */
+  readonly settings: HooksSettings;
   readonly errors: readonly ConfigProblem[];
   readonly warnings: readonly ConfigProblem[];
 }
@@ -50,9 +53,10 @@ export const planTrust = (options: LoadOptions = {}): TrustPlan => {
   const { workspace, storeFile } = placesOf(options);
   const configFile = projectConfigPath(workspace);
   const system = systemLayerOf(options.systemConfigPath);
+  const project = { layer: 'project', file: configFile, explicit: false } as const;
   const merged = mergeLayers({
     ...(system !== undefined && { system }),
-    project: { layer: 'project', file: configFile, explicit: false },
+    project,
     workspace,
     trustStore: storeFile,
   });
@@ -66,6 +70,7 @@ export const planTrust = (options: LoadOptions = {}): TrustPlan => {
       file,
       ...(line !== undefined && { line }),
     })),
+    settings: merged.projectSettings,
     errors: merged.errors,
     warnings: merged.warnings,
   };
@@ -76,7 +81,7 @@ export const canTrust = (hook: HookFingerprint): boolean =>
   hook.refused === undefined && hook.scripts.every((script) => script.unverifiable === undefined);
 
 /**
- * Records the plan's hooks as trusted (those `canTrust` accepts), replacing what the store held
+ * Records the plan's hooks as trusted (those `canTrust` accepts) and the digest of its settings, replacing what the store held
  * for the workspace. Returns the hooks recorded. Throws when the store cannot be written.
  */
 export const recordTrust = (plan: TrustPlan, now: Date = new Date()): readonly TrustCandidate[] => {
@@ -87,6 +92,7 @@ export const recordTrust = (plan: TrustPlan, now: Date = new Date()): readonly T
     withWorkspace(store, plan.workspace, {
       trusted_at: now.toISOString(),
       config: plan.configFile,
+      settings: settingsDigest(plan.settings),
       hooks: recorded.map(trustedRecord).map((record) => ({ ...record, scripts: [...record.scripts] })),
     }),
   );

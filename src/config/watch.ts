@@ -20,12 +20,14 @@ import {
   map,
   merge,
   of,
+  scan,
   take,
   using,
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
 import { loadHooks, type Followed, type LoadOptions, type LoadResult } from './load.js';
+import { guardReload } from './reload-guard.js';
 
 /**
  * The watching form of `loadHooks` (docs/configuration.md, reload): loads, then follows every
@@ -198,6 +200,15 @@ export const watchHooks = (
         ),
       ),
       map(({ result }) => result),
+      // A reload never opens a guard: each result after the first is judged against the last good one.
+      scan<LoadResult, { lastGood?: Extract<LoadResult, { ok: true }>; out?: LoadResult }>(
+        ({ lastGood }, result) => {
+          const out = lastGood === undefined ? result : guardReload(lastGood, result);
+          return { lastGood: out.ok ? out : lastGood, out };
+        },
+        {},
+      ),
+      map(({ out }) => out as LoadResult),
     );
   });
 };

@@ -61,6 +61,11 @@ export interface CommandHook extends HookBase {
    */
   readonly untrusted?: string;
   /**
+   * Set on a config-file hook that is never run because its table cannot be (then `enabled` is
+   * false): why, e.g. it has no name (docs/configuration.md). Kept so `list` shows it in its place.
+   */
+  readonly skipped?: string;
+  /**
    * A trusted project-layer hook: the scripts its command runs, with the digests trust recorded.
    * The executor digests them again before each start and does not start the hook when one
    * differs (failure `spawn`), so a script replaced while the agent runs is never run as trusted.

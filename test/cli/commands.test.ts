@@ -68,10 +68,10 @@ describe.concurrent('cosh-hooks validate', () => {
       expect(lines).toHaveLength(4);
       expect(lines[0]).toMatch(new RegExp(`^error: ${file}:7: hooks\\.Stop\\[0\\]\\.timeout: expected `));
       expect(lines[1]).toMatch(
-        new RegExp(`^error: ${file}:1: hooks\\.PreToolUse\\[0\\]\\.name: missing required key`),
+        new RegExp(`^warning: ${file}:1: hooks\\.PreToolUse\\[0\\]\\.name: hook has no name; skipped`),
       );
       expect(lines[2]).toMatch(new RegExp(`^warning: ${file}:8: hooks\\.Stop\\[0\\]\\.matcher: ignored`));
-      expect(lines[3]).toBe('2 errors, 1 warning');
+      expect(lines[3]).toBe('1 error, 2 warnings');
 
       const json = await cli(['validate', ...bad.flags, '--json']);
       expect(json.code).toBe(1);
@@ -79,9 +79,11 @@ describe.concurrent('cosh-hooks validate', () => {
       expect(report.ok).toBe(false);
       expect(report.errors).toEqual([
         expect.objectContaining({ file, line: 7, path: 'hooks.Stop[0].timeout' }) as unknown,
-        expect.objectContaining({ file, line: 1, path: 'hooks.PreToolUse[0].name' }) as unknown,
       ]);
-      expect(report.warnings).toEqual([expect.objectContaining({ file, line: 8 }) as unknown]);
+      expect(report.warnings).toEqual([
+        expect.objectContaining({ file, line: 1, path: 'hooks.PreToolUse[0].name' }) as unknown,
+        expect.objectContaining({ file, line: 8 }) as unknown,
+      ]);
     } finally {
       bad.remove();
     }

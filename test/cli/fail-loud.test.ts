@@ -129,18 +129,19 @@ describe.concurrent('a hook whose command does not exist', () => {
 });
 
 describe.concurrent('other problems are loud too', () => {
-  it('a nameless fail_closed guard does not vanish: validate exits 1, run refuses the file (exit 2)', async () => {
+  it('a nameless fail_closed guard is skipped loudly: validate exits 1, run names it with file:line', async () => {
     const box = sandbox(hookTable('PreToolUse', { command: 'exit 2', fail_closed: true }));
     try {
       const validate = await cli(['validate', ...box.flags]);
       expect(validate.code).toBe(1);
       expect(validate.stdout).toContain(
-        `error: ${box.path('config.toml')}:1: hooks.PreToolUse[0].name: missing required key`,
+        `warning: ${box.path('config.toml')}:1: hooks.PreToolUse[0].name: hook has no name; skipped: this fail_closed guard does not run`,
       );
       const run = await cli(['run', ...box.flags], { input: jsonl(RM) });
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain('hooks.PreToolUse[0].name: missing required key');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        `${box.path('config.toml')}:1: hooks.PreToolUse[0].name: hook has no name; skipped: this fail_closed guard does not run`,
+      );
     } finally {
       box.remove();
     }

@@ -11,6 +11,7 @@ import {
   type HookDecision,
   type LoadOptions,
   type LoadResult,
+  formatProblem,
 } from '../../src/index.js';
 import { watchHooks } from '../../src/config/watch.js';
 import { planTrust, recordTrust } from '../../src/config/trust-workspace.js';
@@ -165,24 +166,89 @@ describe('watchHooks with real files while events flow', () => {
     expect(hooksOf(answers.at(-1)!)).toEqual(['c5', 'c5b']);
   });
 
-  it('appending one byte to a trusted project script untrusts the hook at once: the next event does not run it', async () => {
+  it('a tampered trusted fail_closed guard blocks under watch exactly as in a plain run, and the reload says why', async () => {
     const script = join(ws, '.copilot-shell', 'guard.sh');
-    write(script, `printf '{"decision":"block","reason":"guarded"}'\n`);
+    const project = join(ws, '.copilot-shell', 'config.toml');
+    write(script, `printf '{"decision":"allow","reason":"guarded"}'\n`);
     write(
-      join(ws, '.copilot-shell', 'config.toml'),
-      answering('guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/guard.sh"'),
+      project,
+      `${answering('guard', 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/guard.sh"')}fail_closed = true\n`,
     );
     recordTrust(planTrust({ ...options() }));
     const e = engine();
-    expect((await e.decide('1')).decision).toBe('block');
-    const untrusted = e.nextLoad((result) => result.ok && result.untrusted.length > 0);
-    appendFileSync(script, '#');
-    const result = await untrusted;
-    expect(result.ok && result.untrusted.map(({ name, reason }) => `${name}: ${reason}`)).toEqual([
-      `guard: script ${script} changed since it was trusted (run cosh-hooks trust)`,
+    expect((await e.decide('1')).reason).toBe('guarded');
+    const reloaded = e.nextLoad();
+    appendFileSync(script, 'rm -rf /\n');
+    const result = await reloaded;
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.untrusted).toEqual([]);
+    expect(result.warnings.map(formatProblem)).toEqual([
+      `${project}:1: hooks.PreToolUse[0]: project hook "guard" changed since it was trusted (script ${script} changed since it was trusted (run cosh-hooks trust)): the version loaded before stays, its scripts checked before each start, as in a run without --watch`,
     ]);
     const after = await e.decide('2');
-    expect({ decision: after.decision, hooks: hooksOf(after) }).toEqual({ decision: 'none', hooks: [] });
+    expect({ decision: after.decision, hooks: after.hooks.map((hook) => [hook.name, hook.outcome]) }).toEqual(
+      {
+        decision: 'block',
+        hooks: [['guard', 'spawn']],
+      },
+    );
+  });
+
+  it('a deleted or unreadable config keeps the last good one: its guard still blocks', async () => {
+    write(
+      userFile,
+      `${answering('guard', `printf '{"decision":"block","reason":"no"}'`)}fail_closed = true\n`,
+    );
+    const e = engine();
+    expect((await e.decide('1')).decision).toBe('block');
+    const refused = e.nextLoad();
+    rmSync(userFile);
+    const result = await refused;
+    expect(result.ok ? [] : result.errors.map(formatProblem)).toEqual([
+      `${userFile}: deleted while followed: the last good configuration stays (restart to run without this file)`,
+    ]);
+    expect((await e.decide('2')).decision).toBe('block');
+    const unreadable = e.nextLoad();
+    mkdirSync(userFile);
+    expect((await unreadable).ok).toBe(false);
+    expect((await e.decide('3')).decision).toBe('block');
+  });
+
+  it('a reload that removes or weakens a guard is reported with file:line, and taken', async () => {
+    const guard = (name: string, extra = '') =>
+      `${answering(name, `printf '{"decision":"block","reason":"${name}"}'`)}fail_closed = true\ntimeout = 5000\n${extra}`;
+    write(userFile, guard('a') + guard('b') + guard('c') + guard('d') + guard('e'));
+    const e = engine();
+    await e.decide('1');
+    const reloaded = e.nextLoad();
+    write(
+      userFile,
+      guard('a').replace('fail_closed = true\n', '') +
+        guard('b').replace('fail_closed = true', 'fail_closed = false') +
+        guard('c').replace('timeout = 5000', 'timeout = 1000') +
+        guard('d', 'observe = true\n'),
+    );
+    const result = await reloaded;
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.weakened?.map(formatProblem)).toEqual([
+      `${userFile}:1: hooks.PreToolUse[0]: reload weakens hook "a" (PreToolUse, config): fail_closed turned off`,
+      `${userFile}:5: hooks.PreToolUse[1]: reload weakens hook "b" (PreToolUse, config): fail_closed turned off`,
+      `${userFile}:10: hooks.PreToolUse[2]: reload weakens hook "c" (PreToolUse, config): timeout shortened from 5000 to 1000 ms`,
+      `${userFile}:15: hooks.PreToolUse[3]: reload weakens hook "d" (PreToolUse, config): now an observer, it no longer decides`,
+      `${userFile}:21: hooks.PreToolUse[4]: reload weakens hook "e" (PreToolUse, config): removed`,
+    ]);
+    for (const problem of result.weakened ?? []) expect(result.warnings).toContainEqual(problem);
+
+    const off = e.nextLoad();
+    write(userFile, `[hooks]\nenabled = false\n${guard('a')}`);
+    const disabled = await off;
+    expect(disabled.ok && disabled.weakened?.map(formatProblem)).toEqual([
+      `${userFile}:3: hooks.PreToolUse[0]: reload weakens hook "a" (PreToolUse, config): turned off`,
+      `${userFile}:5: hooks.PreToolUse[1]: reload weakens hook "b" (PreToolUse, config): removed`,
+      `${userFile}:10: hooks.PreToolUse[2]: reload weakens hook "c" (PreToolUse, config): removed`,
+    ]);
   });
 
   it('a file rewritten with the same content loads nothing', async () => {

@@ -186,7 +186,7 @@ describe('decodeConfigText: valid files', () => {
 });
 
 describe('decodeConfigText: warnings', () => {
-  it('a hook without a name is an error, not a guard that vanishes (fail_closed or not)', () => {
+  it("a hook without a name is skipped loudly (the seed's rule 5); the rest of the file runs", () => {
     const text = toml(
       '[[hooks.Stop]]',
       'command = "x"',
@@ -198,22 +198,37 @@ describe('decodeConfigText: warnings', () => {
       'name = "kept"',
       'command = "z"',
     );
-    expect(errorsOf(text)).toEqual([
+    expect(errorsOf(text)).toEqual([]);
+    expect(warningsOf(text)).toEqual([
       {
         line: 1,
         path: 'hooks.Stop[0].name',
         message:
-          'missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported',
+          'hook has no name; skipped: this fail_closed guard does not run (every other hook of the file runs)',
       },
       {
         line: 5,
         path: 'hooks.Stop[1].name',
-        message:
-          'expected a non-empty string, got a blank name: a hook without a name cannot be listed, disabled or reported',
+        message: 'hook has a blank name; skipped (every other hook of the file runs)',
       },
     ]);
-    expect(warningsOf(text)).toEqual([]);
-    expect(decodeConfigText(text, FILE).hooks.Stop).toEqual([]);
+    const stop = decodeConfigText(text, FILE).hooks.Stop;
+    expect(stop.map((hook) => [hook.name, hook.enabled, hook.skipped !== undefined])).toEqual([
+      ['', false, true],
+      ['', false, true],
+      ['kept', true, false],
+    ]);
+  });
+
+  it('a nameless hook under a fail_closed file default says the guard does not run', () => {
+    expect(warningsOf(toml('[hooks]', 'fail_closed = true', '[[hooks.Stop]]', 'command = "x"'))).toEqual([
+      {
+        line: 3,
+        path: 'hooks.Stop[0].name',
+        message:
+          'hook has no name; skipped: this fail_closed guard does not run (every other hook of the file runs)',
+      },
+    ]);
   });
 
   it('warns that a matcher on an event without tool_name is ignored', () => {
@@ -229,12 +244,13 @@ describe('decodeConfigText: warnings', () => {
     ]);
   });
 
-  it('reports an unnamed hook together with its other problems', () => {
+  it('reports an unnamed hook together with the errors of an invalid file', () => {
     const result = decodeConfigText(toml('[[hooks.Stop]]', 'command = "x"', 'timeout = -1'), FILE);
-    expect(result.warnings).toEqual([]);
+    expect(result.warnings.map((problem) => [problem.line, problem.path])).toEqual([
+      [1, 'hooks.Stop[0].name'],
+    ]);
     expect(result.errors.map((problem) => [problem.line, problem.path])).toEqual([
       [3, 'hooks.Stop[0].timeout'],
-      [1, 'hooks.Stop[0].name'],
     ]);
   });
 });

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadForeignSettings } from '../../../src/config/foreign-load.js';
 import { IMPORTED_HOOK_KEYS } from '../../../src/config/codecs.js';
 import { EVENT_NAMES } from '../../../src/events/names.js';
 import { decodeConfigText } from '../../../src/config/config-file.js';
@@ -129,7 +133,7 @@ describe('decodeForeignText: Claude Code settings', () => {
     ]);
   });
 
-  it('an "if" filter: a warning naming it on tool events (the hook runs on every matched call); elsewhere skipped, as Claude Code never runs it there', () => {
+  it('an "if" filter is never dropped: the hook is refused with the reason (it would run on every call); elsewhere skipped, as Claude Code never runs it there', () => {
     // Claude Code hooks reference, common fields: "if": permission rule syntax ("Bash(git *)");
     // "On other events, a hook with if set never runs."
     const decoded = claude({
@@ -140,12 +144,60 @@ describe('decodeForeignText: Claude Code settings', () => {
     expect(
       decoded.warnings.map((warning) => `${warning.line}: ${warning.path}: ${warning.message}`),
     ).toStrictEqual([
-      '10: hooks.PreToolUse[0].hooks[0].if: ignored: cosh-hooks cannot filter by permission rules ("Bash(rm *)"), so the hook runs on every call its matcher selects; a hook that decides without checking the call itself now decides for all of them',
+      '10: hooks.PreToolUse[0].hooks[0].if: refused: cosh-hooks cannot honour a permission-rule condition ("Bash(rm *)"), and without it the hook would run on every call its matcher selects; not imported (write the condition into the hook\'s own command)',
       '21: hooks.Stop[0].hooks[0].if: skipped: Claude Code never runs a hook with "if" on Stop',
     ]);
-    expect(decoded.hooks.map((hook) => [hook.event, hook.command])).toStrictEqual([
-      ['PreToolUse', 'no-rm.sh'],
+    expect(decoded.refused).toBe(1);
+    expect(decoded.hooks).toStrictEqual([]);
+  });
+
+  it('keeps a guard\'s strength: onFailure "block" is fail_closed, seconds become milliseconds', () => {
+    const decoded = claude({
+      PreToolUse: [
+        {
+          matcher: 'Bash',
+          hooks: [
+            { type: 'command', command: 'hard.sh', timeout: 30, onFailure: 'block' },
+            { type: 'command', command: 'soft.sh', timeout: 1.5, onFailure: 'continue' },
+            { type: 'command', command: 'odd.sh', onFailure: 'maybe' },
+          ],
+        },
+      ],
+    });
+    expect(decoded.errors).toStrictEqual([]);
+    expect(decoded.hooks.map((hook) => [hook.command, hook.timeout, hook.failClosed])).toStrictEqual([
+      ['hard.sh', 30_000, true],
+      ['soft.sh', 1_500, undefined],
+      ['odd.sh', 600_000, true],
     ]);
+    expect(decoded.warnings.map((warning) => `${warning.path}: ${warning.message}`)).toStrictEqual([
+      'hooks.PreToolUse[0].hooks[2].onFailure: unknown value "maybe" (Claude Code knows "block"): read as "block", so the guard stays fail_closed',
+    ]);
+    const text = foreignHooksToToml(decoded.hooks, { file: FILE, dialect: 'claude' });
+    const back = decodeConfigText(text, 'i.toml');
+    expect(back.errors).toStrictEqual([]);
+    expect(
+      back.hooks.PreToolUse.map((hook) => [hook.command, hook.timeoutMs, hook.failClosed]),
+    ).toStrictEqual([
+      ['hard.sh', 30_000, true],
+      ['soft.sh', 1_500, false],
+      ['odd.sh', 600_000, true],
+    ]);
+    // Loaded directly (--claude-settings), the guard is fail_closed too.
+    const dir = mkdtempSync(join(tmpdir(), 'cosh-foreign-'));
+    try {
+      const file = join(dir, 'settings.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x', onFailure: 'block' }] }] },
+        }),
+      );
+      const loaded = loadForeignSettings([{ dialect: 'claude', file }], dir);
+      expect(loaded.hooks.Stop.map((hook) => hook.failClosed)).toStrictEqual([true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an "if" that is not a string is an error naming it', () => {
@@ -389,17 +441,19 @@ describe('[[imported_hooks]] tables in config.toml', () => {
     ]);
   });
 
-  it('an unnamed one is an error, like any config hook table; a matcher off matched events is ignored', () => {
+  it('an unnamed one is skipped, like any config hook table; a matcher off matched events is ignored', () => {
     const decoded = decodeConfigText(
       '[[imported_hooks]]\nevent = "Stop"\ncommand = "d"\nmatcher = "^x$"\n',
       'c.toml',
     );
-    expect(decoded.errors.map((problem) => [problem.line, problem.path])).toStrictEqual([
-      [1, 'imported_hooks[0].name'],
-    ]);
+    expect(decoded.errors).toStrictEqual([]);
     expect(decoded.warnings.map((warning) => [warning.line, warning.path])).toStrictEqual([
+      [1, 'imported_hooks[0].name'],
       [4, 'imported_hooks[0].matcher'],
     ]);
+    expect(
+      decoded.hooks.Stop.map((hook) => [hook.enabled, hook.kind === 'command' && hook.skipped !== undefined]),
+    ).toStrictEqual([[false, true]]);
   });
 
   it('run after the [hooks] tables of their event, in file order, whatever the order in the file', () => {

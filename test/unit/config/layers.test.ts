@@ -3,6 +3,7 @@ import {
   chmodSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   renameSync,
   rmSync,
@@ -118,6 +119,58 @@ describe('layers: system, user, project, merged as cosh-core merges them', () =>
       'config:system/sys (off)',
       'config:project/proj (off)',
     ]);
+  });
+
+  it('project settings: none while untrusted; once trusted, stop_loop_limit may only be raised', () => {
+    write(userFile, '[hooks]', 'stop_loop_limit = 3');
+    write(projectFile, '[hooks]', 'stop_loop_limit = 1', 'enabled = false', ...hook('Stop', 'proj', 'true'));
+    const untrusted = loaded();
+    expect(untrusted.stopLoopLimit).toBe(3);
+    expect(
+      untrusted.warnings
+        .filter((w) => w.path?.startsWith('hooks.') === true && !w.path.includes('['))
+        .map(formatProblem),
+    ).toEqual([
+      `${projectFile}:3: hooks.enabled: project setting ignored: project not trusted (run cosh-hooks trust)`,
+      `${projectFile}:2: hooks.stop_loop_limit: project setting ignored: project not trusted (run cosh-hooks trust)`,
+    ]);
+    trust();
+    const lower = loaded();
+    expect(lower.stopLoopLimit).toBe(3);
+    expect(names(lower.registry, 'Stop')).toEqual(['config:project/proj (off)']);
+    expect(lower.warnings.map(formatProblem)).toEqual([
+      `${projectFile}:2: hooks.stop_loop_limit: project setting ignored: 1 is lower than 3 (the user's), which would let the user's Stop guards be overridden sooner; a project may only raise it`,
+    ]);
+    write(projectFile, '[hooks]', 'stop_loop_limit = 20', ...hook('Stop', 'proj', 'true'));
+    const changed = loaded();
+    expect(changed.stopLoopLimit).toBe(3);
+    expect(changed.warnings.map(formatProblem)).toContain(
+      `${projectFile}:2: hooks.stop_loop_limit: project setting ignored: changed since the project was trusted (run cosh-hooks trust)`,
+    );
+    trust();
+    expect(loaded().stopLoopLimit).toBe(20);
+    expect(loaded().warnings).toEqual([]);
+    // Without a user or system limit, the default (8) is the floor.
+    write(userFile, '');
+    write(projectFile, '[hooks]', 'stop_loop_limit = 7');
+    trust();
+    expect(loaded().stopLoopLimit).toBeUndefined();
+    expect(loaded().warnings.map((w) => w.message)).toEqual([
+      "project setting ignored: 7 is lower than 8 (the default), which would let the user's Stop guards be overridden sooner; a project may only raise it",
+    ]);
+  });
+
+  it('a store written before settings were recorded trusts no setting', () => {
+    write(projectFile, '[hooks]', 'stop_loop_limit = 20', ...hook('Stop', 'proj', 'true'));
+    trust();
+    const store = join(stateDir, 'trust.json');
+    const text = JSON.parse(readFileSync(store, 'utf8')) as {
+      workspaces: Record<string, { settings?: string }>;
+    };
+    for (const entry of Object.values(text.workspaces)) delete entry.settings;
+    writeFileSync(store, JSON.stringify(text), { mode: 0o600 });
+    expect(loaded().stopLoopLimit).toBeUndefined();
+    expect(names(loaded().registry, 'Stop')).toEqual(['config:project/proj']);
   });
 
   it('every problem names its file and line, whichever layer it is in', () => {

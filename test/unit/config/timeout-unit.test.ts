@@ -35,7 +35,7 @@ describe('a timeout under 100 ms: a warning that names the unit (30 means 30 ms 
 
   it('in an inline table and in an invalid file too (reported with its errors)', () => {
     const result = decodeConfigText(
-      toml('[hooks]', 'Stop = [ { name = "a", command = "x", timeout = 5 }, { command = "y" } ]'),
+      toml('[hooks]', 'Stop = [ { name = "a", command = "x", timeout = 5 }, { name = "b", command = 3 } ]'),
       FILE,
     );
     expect(result.errors).not.toEqual([]);
