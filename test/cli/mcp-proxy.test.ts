@@ -322,7 +322,18 @@ describe('mcp-proxy in front of server-filesystem', () => {
         command: prints({ decision: 'block', reason: 'this filesystem is read-only' }),
       }),
     );
-    const proxy = await connect([...flags, '--name', 'fs', '--', process.execPath, FILESYSTEM, root]);
+    const auditFile = box.path('fs-audit.jsonl');
+    const proxy = await connect([
+      ...flags,
+      '--audit',
+      auditFile,
+      '--name',
+      'fs',
+      '--',
+      process.execPath,
+      FILESYSTEM,
+      root,
+    ]);
     const target = join(root, 'written.txt');
     expect(
       await proxy.client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } }),
@@ -334,6 +345,26 @@ describe('mcp-proxy in front of server-filesystem', () => {
     const listed = await proxy.client.callTool({ name: 'list_directory', arguments: { path: root } });
     expect(listed['isError']).not.toBe(true);
     await proxy.client.close();
+    // The audit shows both calls: the denied write with its reason, and the listing let through.
+    await until(() =>
+      existsSync(auditFile) && readFileSync(auditFile, 'utf8').includes('SessionEnd') ? true : undefined,
+    );
+    const records = readFileSync(auditFile, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const toolOf = new Map(
+      records
+        .filter((record) => record['record'] === 'event_received')
+        .map((record) => [record['seq'], record['tool_name']]),
+    );
+    const decisions = records
+      .filter((record) => record['record'] === 'decision' && record['hook_event_name'] === 'PreToolUse')
+      .map((record) => [toolOf.get(record['seq']), record['decision'], record['reason']]);
+    expect(decisions).toStrictEqual([
+      ['mcp__fs__write_file', 'block', 'this filesystem is read-only'],
+      ['mcp__fs__list_directory', 'none', undefined],
+    ]);
   });
 });
 
