@@ -173,6 +173,16 @@ that hook untrusted again until trust is run once more. The store is <state dir>
     .addArgument(new Argument('[command...]', 'the upstream MCP server to start, after --'))
     .option('--name <name>', 'the server name in tool names: mcp__<name>__<tool> (default: the command name)')
     .option('--upstream <url>', 'an upstream MCP server on Streamable HTTP, instead of a command')
+    .option(
+      '--listen <host:port>',
+      'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (host: 127.0.0.1)',
+    )
+    .addOption(
+      new Option(
+        '--allowed-origin <origin>',
+        'a browser origin --listen accepts besides its own (repeatable)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
     .option('--watch', 'follow the configuration files; swap in each valid change between calls')
     .addOption(
       new Option('--request-timeout <ms>', 'time the upstream has to answer a request (progress restarts it)')

@@ -76,6 +76,7 @@ interface Call {
 /** A client request sent upstream and not answered yet. */
 interface Forwarded {
   readonly id: RequestId;
+  readonly method: string;
   readonly call: Call | undefined;
   readonly progressToken: RequestId | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -178,6 +179,7 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     const key = idKey(id);
     const entry: Forwarded = {
       id,
+      method: String(message['method']),
       call,
       progressToken: progressTokenOf(message['params']),
       timer: undefined,
@@ -351,8 +353,14 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     const entry = take(idKey(id));
     // An answer after its request was cancelled or timed out: the client no longer waits for it.
     if (entry === undefined) return;
-    if (entry.call !== undefined) answered(entry.call, message);
-    else toClient(message);
+    if (entry.call !== undefined) return answered(entry.call, message);
+    if (entry.method === 'initialize') {
+      // An HTTP upstream sends the version on every request after this (its SDK client would).
+      const result = message['result'];
+      if (isJsonObject(result) && typeof result['protocolVersion'] === 'string')
+        upstream.setProtocolVersion?.(result['protocolVersion']);
+    }
+    toClient(message);
   };
 
   const end = (reason: string, byUpstream: boolean): Promise<void> => {

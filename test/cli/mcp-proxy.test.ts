@@ -463,3 +463,134 @@ describe('mcp-proxy when things fail', () => {
     },
   );
 });
+
+/** A port free now (the system's pick), for a server started by a test. */
+const freePort = async (): Promise<number> => {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+};
+
+const httpClient = async (url: string, elicit = false): Promise<Client> => {
+  const { StreamableHTTPClientTransport } =
+    await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client(
+    { name: 'http-client', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: {} } : {} },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+};
+
+/** A raw HTTP POST with the headers given (a forged Host or Origin), its status. */
+const rawPost = async (url: string, headers: Record<string, string>): Promise<number> => {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    );
+  });
+};
+
+describe('mcp-proxy on Streamable HTTP', () => {
+  it('--listen: one session and one upstream per client, hooks on each; forged Host and Origin refused', async () => {
+    const { flags, log } = withConfig(
+      logHook('PreToolUse'),
+      hookTable('PreToolUse', {
+        name: 'no-sums',
+        matcher: '^mcp__everything__get-sum$',
+        command: prints({ decision: 'block', reason: 'no sums over HTTP' }),
+      }),
+    );
+    const proxy = start(['mcp-proxy', ...flags, '--listen', '127.0.0.1:0', ...everything]);
+    const done = finished(proxy);
+    let stderr = '';
+    proxy.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await until(() => /listening on (\S+)/.exec(stderr)?.[1]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+    const [a, b] = await Promise.all([httpClient(url), httpClient(url)]);
+    const results = await Promise.all([
+      a.callTool({ name: 'echo', arguments: { message: 'a' } }),
+      b.callTool({ name: 'echo', arguments: { message: 'b' } }),
+    ]);
+    expect(results.map(textOf)).toStrictEqual(['Echo: a', 'Echo: b']);
+    expect(await a.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } })).toStrictEqual({
+      content: [{ type: 'text', text: 'no sums over HTTP' }],
+      isError: true,
+    });
+    const sessions = events(log).map((event) => event['session_id']);
+    expect(new Set(sessions).size).toBe(2);
+
+    const port = new URL(url).port;
+    expect(await rawPost(url, { host: `evil.example:${port}` })).toBe(403);
+    expect(await rawPost(url, { origin: 'http://evil.example' })).toBe(403);
+    expect(await rawPost(url, { origin: `http://localhost:${port}` })).toBe(200);
+
+    await Promise.all([a.close(), b.close()]);
+    proxy.kill('SIGTERM');
+    const run = await done;
+    expect(run.code).toBe(143);
+    expect(run.stdout).toBe('');
+  });
+
+  it('--upstream URL: the hooks in front of a server on Streamable HTTP', async () => {
+    const port = await freePort();
+    const { spawn } = await import('node:child_process');
+    const server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let serverLog = '';
+    server.stderr.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
+    try {
+      await until(() => (serverLog.includes('listening') ? true : undefined), 20_000);
+      const { flags } = withConfig(
+        hookTable('PreToolUse', {
+          name: 'patch',
+          matcher: '^mcp__remote__echo$',
+          command: prints({ hookSpecificOutput: { tool_input: { message: 'patched remotely' } } }),
+        }),
+      );
+      const proxy = await connect([
+        ...flags,
+        '--name',
+        'remote',
+        '--upstream',
+        `http://127.0.0.1:${port}/mcp`,
+      ]);
+      expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'x' } }))).toBe(
+        'Echo: patched remotely',
+      );
+      expect((await proxy.client.listTools()).tools.map((tool) => tool.name)).toContain('get-sum');
+      await proxy.client.close();
+    } finally {
+      server.kill();
+    }
+  });
+});
