@@ -120,6 +120,15 @@ module.exports = {
       'src/audit/',
       'src/chain/',
     ]),
+    // The MCP proxy (docs/mcp.md): the engine through a session, a decision read as the adapters
+    // read it, and its upstream command started by src/exec.
+    layer('mcp-layer', 'src/mcp/', [
+      'src/adapters/agent-hooks.ts',
+      'src/events/',
+      'src/output/',
+      'src/pipeline/',
+      'src/exec/server-process.ts',
+    ]),
     {
       name: 'entry-points-on-top',
       severity: 'error',

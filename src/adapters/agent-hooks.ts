@@ -37,7 +37,12 @@ export type ToolGate =
   /** Run the tool with `input`: the model's input with the hooks' `updated_input` and `tool_input` applied. */
   | { readonly action: 'run'; readonly input: JsonObject; readonly decision: HookDecision }
   /** The user must confirm first (the framework's approval flow); on approval run with `input`. */
-  | { readonly action: 'ask'; readonly input: JsonObject; readonly reason: string; readonly decision: HookDecision }
+  | {
+      readonly action: 'ask';
+      readonly input: JsonObject;
+      readonly reason: string;
+      readonly decision: HookDecision;
+    }
   /** Never run the tool; the model gets `reason`. `decision` is absent when the engine failed. */
   | { readonly action: 'deny'; readonly reason: string; readonly decision?: HookDecision };
 
@@ -51,8 +56,7 @@ export type ResultGate =
 
 /** The decision of one event, or why the engine could not give one. */
 export type Decided =
-  | { readonly ok: true; readonly decision: HookDecision }
-  | { readonly ok: false; readonly failure: string };
+  { readonly ok: true; readonly decision: HookDecision } | { readonly ok: false; readonly failure: string };
 
 /** The hook calls of one agent run. */
 export interface AgentHooks {
@@ -130,20 +134,31 @@ export const toolGate = (input: JsonObject, decided: Decided): ToolGate => {
 export const resultGate = (decided: Decided): ResultGate => {
   if (!decided.ok) return { action: 'keep' };
   const { decision } = decided;
-  if (decision.decision === 'block') return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
+  if (decision.decision === 'block')
+    return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
   const output = decision.hook_specific_output ?? {};
   const replacement = output['updated_tool_response'] ?? output['updatedToolResponse'];
   return replacement === undefined ? { action: 'keep' } : { action: 'replace', response: replacement };
 };
 
+/** The decision read from the last line of an event's `decide`: a `hook_error` or no line is a failure. */
+export const decidedFrom = (last: OutputLine | undefined): Decided => {
+  if (last?.type === 'hook_decision') return { ok: true, decision: last };
+  if (last?.type === 'hook_error') return { ok: false, failure: `${ENGINE}: invalid event: ${last.message}` };
+  return { ok: false, failure: `${ENGINE}: the engine gave no decision` };
+};
+
+/** An engine error (a closed session, an internal fault) as a decision that could not be made. */
+export const engineFailure = (error: unknown): Decided => ({
+  ok: false,
+  failure: `${ENGINE}: ${describeThrown(error)}`,
+});
+
 const decisionOf = async (session: Session, event: EventInput): Promise<Decided> => {
   try {
-    const last: OutputLine | undefined = await lastValueFrom(session.decide(event), { defaultValue: undefined });
-    if (last?.type === 'hook_decision') return { ok: true, decision: last };
-    if (last?.type === 'hook_error') return { ok: false, failure: `${ENGINE}: invalid event: ${last.message}` };
-    return { ok: false, failure: `${ENGINE}: the engine gave no decision` };
+    return decidedFrom(await lastValueFrom(session.decide(event), { defaultValue: undefined }));
   } catch (error) {
-    return { ok: false, failure: `${ENGINE}: ${describeThrown(error)}` };
+    return engineFailure(error);
   }
 };
 
@@ -157,7 +172,8 @@ export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
   };
   const decide = (event: EventInput): Promise<Decided> =>
     decisionOf(options.session, { ...ids, ...event } as EventInput);
-  const toolUse = (toolUseId: string | undefined) => (toolUseId === undefined ? {} : { tool_use_id: toolUseId });
+  const toolUse = (toolUseId: string | undefined) =>
+    toolUseId === undefined ? {} : { tool_use_id: toolUseId };
   return {
     decide,
     beforeTool: async (toolName, input, toolUseId) => {

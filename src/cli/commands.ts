@@ -1,7 +1,9 @@
-import { concat, EMPTY, from } from 'rxjs';
+import { concat, EMPTY, from, type Observable } from 'rxjs';
+import type { AuditConfigRecord, AuditRecord } from '../audit/records.js';
+import type { OutputLine } from '../output/lines.js';
+import type { Registry } from '../registry/hook.js';
 import { configNotes } from './config-notes.js';
 import { readInputText } from '../config/files.js';
-import { describeThrown } from '../events/untrusted.js';
 import { registryOf } from '../registry/chain.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
@@ -29,9 +31,7 @@ import {
 import { redactJson, redactText } from '../protocol/redact/index.js';
 import { toLoadOptions, type ConfigFlags, type ExecutionFlags } from './options.js';
 import { serve } from './serve.js';
-import { openAuditFile, type AuditFile } from './audit-file.js';
-import { otlpRequested, startOtlpExport, type OtlpExport } from '../audit/otlp.js';
-import type { AuditRecord } from '../audit/records.js';
+import { closeAuditOutputs, fanOut, openAuditOutputs, type AuditFlags } from './audit-outputs.js';
 import { followConfiguration } from './follow.js';
 import { foreignWarnings } from './foreign-warnings.js';
 import { useColor } from './style.js';
@@ -78,83 +78,37 @@ const fail = (message: string): number => {
   return EXIT.failed;
 };
 
-export interface RunFlags extends ConfigFlags, ExecutionFlags {
+export interface RunFlags extends ConfigFlags, ExecutionFlags, AuditFlags {
   readonly concurrency: 'sequential' | 'per-session';
   readonly maxLineBytes: number;
-  /** `--audit FILE`: audit records as JSON lines, `-` = stderr (docs/audit.md). */
-  readonly audit?: string;
   /** `--observer-queue N`: events one observer hook may hold. */
   readonly observerQueue?: number;
-  /** `--otlp-endpoint URL`: export spans over OTLP/HTTP. */
-  readonly otlpEndpoint?: string;
-  /** `--otlp-content`: tool input and prompts on the spans (and in the audit), redacted. */
-  readonly otlpContent?: boolean;
   /** Follow the configuration files and swap in each valid change (docs/configuration.md, reload). */
   readonly watch?: boolean;
 }
 
-/** What a run's audit goes to: the `--audit` file and the OTLP export, either, both or none. */
-interface AuditOutputs {
-  readonly file?: AuditFile;
-  readonly otlp?: OtlpExport;
+/** What a command that serves a host runs on (`run`, `mcp-proxy`): its hooks, its audit, its warnings. */
+export interface HostRun {
+  /** The registry, or the registries of `--watch` (each valid change). */
+  readonly registry: Registry | Observable<Registry>;
+  readonly stopLoopLimit?: number;
+  /** Where the audit records go, when anywhere. */
+  readonly onAudit?: (record: AuditRecord) => void;
+  /** Every engine line, for the warnings of foreign-dialect hooks on stderr. */
+  readonly onLine: (line: OutputLine) => void;
+  /** Trust and reload records (docs/audit.md): the untrusted hooks at start, then each change. */
+  readonly auditNotes: Observable<AuditConfigRecord>;
+  /** Ends it: the audit closed (its tallies on stderr), the configuration no longer followed. */
+  finish(stopped: boolean): Promise<void>;
 }
 
-const openAuditOutputs = async (flags: RunFlags): Promise<Result<AuditOutputs, string>> => {
-  const file = flags.audit === undefined ? undefined : openAuditFile(flags.audit, process.stderr);
-  if (file !== undefined && !file.ok) return err(file.error);
-  if (!otlpRequested(flags.otlpEndpoint, process.env))
-    return ok(file === undefined ? {} : { file: file.value });
-  try {
-    // The OpenTelemetry SDK and exporter are imported inside: a run without OTLP never loads them.
-    const otlp = await startOtlpExport({
-      endpoint: flags.otlpEndpoint,
-      content: flags.otlpContent === true,
-      env: process.env,
-    });
-    return ok(file === undefined ? { otlp } : { file: file.value, otlp });
-  } catch (error) {
-    if (file !== undefined) await file.value.close();
-    return err(`OTLP export: cannot start: ${describeThrown(error)}`);
-  }
-};
-
-const fanOut = (outputs: AuditOutputs): ((record: AuditRecord) => void) | undefined => {
-  const { file, otlp } = outputs;
-  if (file === undefined && otlp === undefined) return undefined;
-  if (otlp === undefined) return file?.write;
-  if (file === undefined) return otlp.feed;
-  return (record) => {
-    file.write(record);
-    otlp.feed(record);
-  };
-};
-
-/** Ends the audit outputs: the OTLP tally goes to the audit and, when spans were lost, to stderr. */
-const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promise<void> => {
-  if (outputs.otlp !== undefined) {
-    // After a stop signal nobody waits for the collector: what is queued is counted as lost.
-    const tally = stopped ? undefined : await outputs.otlp.finish();
-    if (tally !== undefined) {
-      outputs.file?.write({ type: 'audit', record: 'telemetry', time_ms: Date.now(), ...tally });
-      if (tally.dropped > 0) {
-        process.stderr.write(
-          `cosh-hooks: OTLP export: ${tally.dropped} span(s) dropped, ${tally.exported} exported${tally.message === undefined ? '' : ` (${printableLine(tally.message)})`}\n`,
-        );
-      }
-    }
-  }
-  if (outputs.file !== undefined) {
-    const tally = await outputs.file.close();
-    if (tally.dropped > 0 || tally.error !== undefined) {
-      process.stderr.write(
-        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${tally.error === undefined ? '' : ` (${printableLine(tally.error)})`}\n`,
-      );
-    }
-  }
-};
-
-/** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
-export const runCommand = async (flags: RunFlags): Promise<number> => {
+/**
+ * Loads the configuration (following it with `--watch`) and opens the audit outputs; an invalid
+ * configuration or an audit that cannot open is the exit status instead, problems on stderr.
+ */
+export const openHostRun = async (
+  flags: ConfigFlags & AuditFlags & { readonly watch?: boolean },
+): Promise<Result<HostRun, number>> => {
   const followed =
     flags.watch === true
       ? followConfiguration(toLoadOptions(flags, process.cwd()), stderrColor())
@@ -163,46 +117,65 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   if (followed === undefined) reportProblems(loaded);
   if (!loaded.ok) {
     followed?.stop();
-    return EXIT.invalidConfig;
+    return err(EXIT.invalidConfig);
   }
   const outputs = await openAuditOutputs(flags);
   if (!outputs.ok) {
     followed?.stop();
-    return fail(outputs.error);
+    return err(fail(outputs.error));
   }
   const onAudit = fanOut(outputs.value);
   // The configuration running now, for the file and line of a hook named in a warning.
   let current = loaded.registry;
   const following = followed?.registry$.subscribe((registry) => (current = registry));
-  const onLine = foreignWarnings(
-    () => current,
-    (text) => process.stderr.write(text),
-    stderrColor(),
-  );
+  return ok({
+    registry: followed?.registry$ ?? loaded.registry,
+    ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
+    ...(onAudit !== undefined && { onAudit }),
+    onLine: foreignWarnings(
+      () => current,
+      (text) => process.stderr.write(text),
+      stderrColor(),
+    ),
+    auditNotes: concat(from(configNotes(loaded, 'start')), followed?.notes$ ?? EMPTY),
+    finish: async (stopped) => {
+      try {
+        await closeAuditOutputs(outputs.value, stopped);
+      } finally {
+        following?.unsubscribe();
+        followed?.stop();
+      }
+    },
+  });
+};
+
+/** `run`: JSONL events on stdin, notification and decision lines on stdout, until end of input. */
+export const runCommand = async (flags: RunFlags): Promise<number> => {
+  const opened = await openHostRun(flags);
+  if (!opened.ok) return opened.error;
+  const host = opened.value;
   const serving = serve(
-    followed?.registry$ ?? loaded.registry,
+    host.registry,
     engineDeps(flags),
     { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
     {
       concurrency: flags.concurrency,
       maxLineBytes: flags.maxLineBytes,
-      ...(loaded.stopLoopLimit !== undefined && { stopLoopLimit: loaded.stopLoopLimit }),
+      ...(host.stopLoopLimit !== undefined && { stopLoopLimit: host.stopLoopLimit }),
       ...(flags.observerQueue !== undefined && { observerQueue: flags.observerQueue }),
       ...(flags.otlpContent === true && { auditContent: true }),
-      ...(onAudit !== undefined && { onAudit }),
-      onLine,
-      // Trust and reload records (docs/audit.md): the untrusted hooks at start, then each change.
-      auditNotes: concat(from(configNotes(loaded, 'start')), followed?.notes$ ?? EMPTY),
+      ...(host.onAudit !== undefined && { onAudit: host.onAudit }),
+      onLine: host.onLine,
+      auditNotes: host.auditNotes,
     },
   );
   onStopSignals(serving.stop);
+  let status = EXIT.failed as number;
   try {
-    const status = await serving.done;
-    await closeAuditOutputs(outputs.value, status >= 128);
+    status = await serving.done;
     return status;
   } finally {
-    following?.unsubscribe();
-    followed?.stop();
+    await host.finish(status >= 128);
   }
 };
 

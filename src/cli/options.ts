@@ -116,3 +116,18 @@ const foreignOf = (
   ];
   return files.length === 0 ? {} : { foreignSettings: files };
 };
+
+/** `--audit`, `--observer-queue` and the OTLP export: the audit flags of commands that run hooks for a host. */
+export const addAuditOptions = (command: Command): Command =>
+  command
+    .option('--audit <file>', 'append audit records (JSON lines) to FILE; - for stderr (docs/audit.md)')
+    .addOption(
+      new Option('--observer-queue <n>', 'events one observer hook may hold before newer ones are dropped')
+        .argParser(positiveInteger)
+        .default(64),
+    )
+    .option(
+      '--otlp-endpoint <url>',
+      'export spans over OTLP/HTTP to this collector (also: OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
+    .option('--otlp-content', 'put tool input and prompts on spans and audit records, redacted');

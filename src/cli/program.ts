@@ -3,10 +3,12 @@ import { EVENT_NAMES, type EventName } from '../events/names.js';
 import type { FireFlags, RunFlags } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
-import { loadCommands, loadImport, loadReplay, loadTrust } from './lazy.js';
+import { loadCommands, loadImport, loadMcpProxy, loadReplay, loadTrust } from './lazy.js';
+import type { McpProxyFlags } from './mcp-proxy.js';
 import type { ReplayFlags } from './replay.js';
 import type { TrustFlags } from './trust.js';
 import {
+  addAuditOptions,
   addConfigOptions,
   addExecutionOptions,
   positiveInteger,
@@ -45,6 +47,14 @@ Runs every enabled hook once, through the engine, with a harmless sample event o
 (cwd = a scratch folder, removed afterwards). It does run your hooks: a hook with side effects
 has them. Per hook: whether it starts, whether it answers, its outcome, how long, what it means.
 Exit status: 0 when there is no problem and every hook answered, 1 otherwise.`,
+  mcpProxy: `
+Examples (the command a client's MCP configuration starts, in place of the server's own):
+  cosh-hooks mcp-proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/data
+  cosh-hooks mcp-proxy --name github --upstream https://mcp.example.com/mcp --audit ~/mcp-audit.jsonl
+
+tools/call runs PreToolUse and PostToolUse with tool_name mcp__<name>__<tool>; a block answers the
+client with an error result and the server is never called. Everything else passes through.
+Exit status: 0 when the client closes stdin, 1 when the upstream ends, 2 on an invalid configuration.`,
   import: `
 Examples:
   cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
@@ -77,8 +87,10 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
       program.command(name).description(description).version(version, '-V, --version', 'print the version'),
     );
 
-  addExecutionOptions(
-    command('run', 'read events as JSON lines on stdin; write notification and decision lines on stdout'),
+  addAuditOptions(
+    addExecutionOptions(
+      command('run', 'read events as JSON lines on stdin; write notification and decision lines on stdout'),
+    ),
   )
     .addOption(
       new Option('--concurrency <mode>', 'per-session: events of different sessions may overlap')
@@ -91,17 +103,6 @@ export const createProgram = (setStatus: (status: number) => void): Command => {
         .argParser(positiveInteger)
         .default(DEFAULT_MAX_LINE_BYTES),
     )
-    .option('--audit <file>', 'append audit records (JSON lines) to FILE; - for stderr (docs/audit.md)')
-    .addOption(
-      new Option('--observer-queue <n>', 'events one observer hook may hold before newer ones are dropped')
-        .argParser(positiveInteger)
-        .default(64),
-    )
-    .option(
-      '--otlp-endpoint <url>',
-      'export spans over OTLP/HTTP to this collector (also: OTEL_EXPORTER_OTLP_ENDPOINT)',
-    )
-    .option('--otlp-content', 'put tool input and prompts on spans and audit records, redacted')
     .addHelpText('after', EXAMPLES.run)
     .action(async (flags: RunFlags) => setStatus(await (await loadCommands()).runCommand(flags)));
 
@@ -163,6 +164,40 @@ hook's definition and the content of every script its command names; a change to
 that hook untrusted again until trust is run once more. The store is <state dir>/trust.json.`,
     )
     .action(async (flags: TrustFlags) => setStatus((await loadTrust()).trustCommand(flags)));
+
+  addAuditOptions(
+    addExecutionOptions(
+      command('mcp-proxy', 'an MCP server on stdio in front of another MCP server, hooks on each tool call'),
+    ),
+  )
+    .addArgument(new Argument('[command...]', 'the upstream MCP server to start, after --'))
+    .option('--name <name>', 'the server name in tool names: mcp__<name>__<tool> (default: the command name)')
+    .option('--upstream <url>', 'an upstream MCP server on Streamable HTTP, instead of a command')
+    .option(
+      '--listen <host:port>',
+      'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (host: 127.0.0.1)',
+    )
+    .addOption(
+      new Option(
+        '--allowed-origin <origin>',
+        'a browser origin --listen accepts besides its own (repeatable)',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    )
+    .option('--watch', 'follow the configuration files; swap in each valid change between calls')
+    .addOption(
+      new Option('--request-timeout <ms>', 'time the upstream has to answer a request (progress restarts it)')
+        .argParser(positiveInteger)
+        .default(300_000),
+    )
+    .addOption(
+      new Option('--max-message-bytes <n>', 'longest message accepted from the client or the upstream')
+        .argParser(positiveInteger)
+        .default(64 * 1024 * 1024),
+    )
+    .addHelpText('after', EXAMPLES.mcpProxy)
+    .action(async (command: string[], flags: McpProxyFlags) =>
+      setStatus(await (await loadMcpProxy()).mcpProxyCommand(command, flags)),
+    );
 
   program
     .command('import')
