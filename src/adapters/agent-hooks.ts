@@ -157,8 +157,11 @@ export const resultGate = (decided: Decided): ResultGate => {
   if (decision.decision === 'block')
     return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
   const output = decision.hook_specific_output ?? {};
-  const replacement = output['updated_tool_response'] ?? output['updatedToolResponse'];
-  return replacement === undefined ? { action: 'keep' } : { action: 'replace', response: replacement };
+  // A hook may replace the result with any JSON value, `null` included.
+  for (const key of ['updated_tool_response', 'updatedToolResponse']) {
+    if (Object.hasOwn(output, key)) return { action: 'replace', response: output[key] };
+  }
+  return { action: 'keep' };
 };
 
 const decisionOf = async (session: Session, event: EventInput): Promise<Decided> => {

@@ -2,6 +2,9 @@
 // several steps, driven by the SDK's own mock language model, with hooks deciding each call.
 import { generateText, isStepCount, streamText, tool, type ModelMessage } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
+import { concatMap, from, map } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { TestMessage } from 'rxjs/internal/testing/TestMessage';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -12,6 +15,7 @@ import {
   type HookEvent,
   type Session,
 } from 'cosh-hooks';
+import { createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
 import { aiSdkHooks, HookBlockedError } from 'cosh-hooks/ai-sdk';
 
 type Generated = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
@@ -522,5 +526,59 @@ describe('aiSdkHooks.turn: SessionStart, UserPromptSubmit and Stop around the ho
       result: { text: 'ok' },
     });
     expect(sent).toEqual(['hello']);
+  });
+});
+
+describe('a host loop on the adapter, in virtual time', () => {
+  /** Virtual time frame by frame, the SDK's promises settling between frames. */
+  const play = async (scheduler: TestScheduler, frames: number) => {
+    for (let frame = 0; frame <= frames; frame++) {
+      scheduler.maxFrames = frame;
+      scheduler.flush();
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  it('answers each prompt after its hooks: a tool runs at its decision, a blocked one never', async () => {
+    const scheduler = createTestScheduler();
+    const ran: [number, string][] = [];
+    // The guard takes 3 frames (of 10, outside run mode) per call.
+    const guard = (event: HookEvent) =>
+      scheduler.createColdObservable('---(r|)', {
+        r: commandOf(event).includes('rm') ? results.block('no rm') : results.allow(),
+      });
+    const session = createSession(
+      defineHooks({ PreToolUse: [{ name: 'guard', command: 'fake guard' }] }),
+      testDeps(scheduler, fakeExecutor({ guard })),
+      { concurrency: 'per-session' },
+    );
+    sessions.push(session);
+    const { model } = scripted(call('t1', 'ls'), say('listed'), call('t2', 'rm -rf /'), say('refused'));
+    const ai = aiSdkHooks({ session, sessionId: 's1' });
+    const shell = tool({
+      inputSchema: z.object({ command: z.string() }),
+      execute: ({ command }) => void ran.push([scheduler.now(), command]),
+    });
+    const prompts$ = scheduler.createHotObservable('a---b|', { a: 'list', b: 'clean' });
+    // The host's loop: one prompt at a time through a multi-step generateText.
+    const answers$ = prompts$.pipe(
+      concatMap((prompt) =>
+        from(generateText({ ...ai.wrap({ model, tools: { shell } }), prompt, stopWhen: isStepCount(3) })),
+      ),
+      map((result) => result.text),
+    );
+    const seen: TestMessage[] = [];
+    answers$.subscribe({
+      next: (value) =>
+        seen.push({ frame: scheduler.now(), notification: { kind: 'N', value, error: undefined } as never }),
+      complete: () =>
+        seen.push({
+          frame: scheduler.now(),
+          notification: { kind: 'C', value: undefined, error: undefined } as never,
+        }),
+    });
+    await play(scheduler, 100);
+    expect(seen).toEqual(TestScheduler.parseMarbles('---a---(b|)', { a: 'listed', b: 'refused' }));
+    expect(ran).toEqual([[30, 'ls']]);
   });
 });
