@@ -36,12 +36,12 @@ import {
  */
 
 /** The model a host passes to `generateText` (an object: a model id string has no calls to wrap). */
-export type HookableModel = Parameters<typeof wrapLanguageModel>[0]['model'];
+type HookableModel = Parameters<typeof wrapLanguageModel>[0]['model'];
 /** The model the adapter gives back: the host's, with BeforeModel / AfterModel around each call. */
-export type HookedModel = ReturnType<typeof wrapLanguageModel>;
+type HookedModel = ReturnType<typeof wrapLanguageModel>;
 
 /** What `wrap` takes: the parts of a `generateText` / `streamText` call the hooks see into. */
-export interface HookableSettings {
+interface HookableSettings {
   readonly model: HookableModel;
   readonly tools?: ToolSet;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any tool set and context
@@ -49,7 +49,7 @@ export interface HookableSettings {
 }
 
 /** The tool call the SDK asks about (`toolApproval`'s argument, as far as the adapter reads it). */
-export interface ApprovalRequest {
+interface ApprovalRequest {
   readonly toolCall: { readonly toolCallId: string; readonly toolName: string; readonly input: unknown };
   readonly tools?: ToolSet | undefined;
   readonly toolsContext?: unknown;
@@ -58,7 +58,7 @@ export interface ApprovalRequest {
 }
 
 /** The adapter's `toolApproval`: PreToolUse for every tool call, as an SDK approval status. */
-export type HookedToolApproval = (request: ApprovalRequest) => Promise<ToolApprovalStatus>;
+type HookedToolApproval = (request: ApprovalRequest) => Promise<ToolApprovalStatus>;
 
 /** What a turn's call gets: the prompt to send and the hooks' context for the model. */
 export interface TurnInput {
@@ -127,13 +127,13 @@ const normalize = (status: ToolApprovalStatus): Status =>
       : status;
 
 /** The stricter of two statuses: denied > user-approval > approved > not-applicable. */
-export const stricter = (a: ToolApprovalStatus, b: ToolApprovalStatus): Status => {
+const stricter = (a: ToolApprovalStatus, b: ToolApprovalStatus): Status => {
   const [x, y] = [normalize(a), normalize(b)];
   return RANK[y.type] > RANK[x.type] ? y : x;
 };
 
 /** A PreToolUse gate as an SDK approval status. */
-export const approvalOf = (gate: ToolGate): Status => {
+const approvalOf = (gate: ToolGate): Status => {
   switch (gate.action) {
     case 'deny':
       return { type: 'denied', reason: gate.reason };
@@ -217,7 +217,7 @@ type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : n
 type ContentPart = GenerateResult['content'][number];
 
 /** BeforeModel's `llm_request`: the model, the prompt's messages, the tools offered. */
-export const llmRequest = (
+const llmRequest = (
   model: { readonly provider: string; readonly modelId: string },
   params: CallOptions,
 ) => ({
@@ -229,7 +229,7 @@ export const llmRequest = (
 });
 
 /** AfterModel's `llm_response`: the text, the tool calls (inputs parsed), why it finished, usage. */
-export const llmResponse = (content: readonly ContentPart[], finishReason: unknown, usage: unknown) => {
+const llmResponse = (content: readonly ContentPart[], finishReason: unknown, usage: unknown) => {
   const text = content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   const calls = content.flatMap((part) =>
     part.type === 'tool-call'
