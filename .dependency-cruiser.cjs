@@ -3,7 +3,7 @@
  * The one-way layers of docs/architecture.md, checked by `npm run lint` (`npm run lint:layers`):
  *
  *   events ← protocol ← registry ← dialects ← config
- *   operators ← pipeline ← cli (and src/testing, src/index.ts: the entry points)
+ *   operators ← pipeline ← cli (and src/testing, src/adapters, src/index.ts: the entry points)
  *   src/audit: records and builders beside output; the rest between operators and pipeline
  *   src/chain (running one hook) between exec's port and the operators
  *
@@ -129,12 +129,14 @@ module.exports = {
       'src/pipeline/',
       'src/exec/server-process.ts',
     ]),
+    // The agent-framework adapters (cosh-hooks/ai-sdk, …): a session's host, above the pipeline.
+    layer('adapters-layer', 'src/adapters/', ['src/events/', 'src/protocol/', 'src/output/', 'src/pipeline/']),
     {
       name: 'entry-points-on-top',
       severity: 'error',
-      comment: 'the CLI and the testing kit are entry points: no layer imports them',
-      from: { pathNot: '^src/(cli|testing)/' },
-      to: { path: '^src/(cli|testing)/' },
+      comment: 'the CLI, the testing kit and the adapters are entry points: no layer imports them',
+      from: { pathNot: '^src/(cli|testing|adapters)/' },
+      to: { path: '^src/(cli|testing|adapters)/' },
     },
     {
       name: 'product-imports-no-tests',

@@ -1,101 +1,61 @@
 /**
- * A tiny agent for the demo: a scripted model, simulated tools, and the one thing that matters
- * here: it obeys hook decisions. It is a pure state machine: `react(state, decision)` returns the
- * next state, what to show, and the next lifecycle event to send. No process is run, no network
- * is used, and no tool call touches the machine: tools are simulated.
+ * The demo's agent parts: a scripted model and simulated tools. The model is a real AI SDK
+ * language model (the SDK's own MockLanguageModelV4) whose replies are a function of the
+ * conversation, so what it says next depends on what the hooks did (it quotes a block reason,
+ * notices a failed push). No process is run, no network is used, and no tool call touches the
+ * machine: tools are simulated.
  */
-import type { HookDecision } from '../src/index.js';
+import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
 
-export interface Message {
-  readonly role: 'system' | 'user' | 'assistant' | 'tool';
-  readonly content: string;
-}
+type Generated = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
+type Prompt = MockLanguageModelV4['doGenerateCalls'][number]['prompt'];
 
-export interface ToolCall {
-  readonly id: string;
-  readonly name: string;
-  readonly input: Readonly<Record<string, unknown>>;
-}
-
+/** What the scripted model says, and the shell command it calls, if any. */
 export interface ModelReply {
   readonly content: string;
-  readonly tool_call?: ToolCall;
+  readonly command?: string;
 }
 
-/** A lifecycle event as the agent sends it; the engine validates it. */
-export type AgentEvent = Readonly<Record<string, unknown>> & {
-  readonly hook_event_name: string;
-  readonly session_id: string;
+/** The result of the last tool call the model was told about, as text. */
+const lastToolResult = (prompt: Prompt): string => {
+  const message = [...prompt].reverse().find((m) => m.role === 'tool');
+  const part = message?.role === 'tool' ? message.content.find((p) => p.type === 'tool-result') : undefined;
+  const output = part?.type === 'tool-result' ? part.output : undefined;
+  switch (output?.type) {
+    case 'execution-denied':
+      return `refused: blocked: ${output.reason ?? 'no reason given'}`;
+    case 'error-text':
+      return `error: ${output.value}`;
+    default:
+      return '';
+  }
 };
 
-/** Something to show on the screen, said by someone. */
-export interface Line {
-  readonly who: 'user' | 'model' | 'tool' | 'agent';
-  readonly text: string;
-}
-
-export interface AgentOptions {
-  readonly sessionId: string;
-  readonly cwd: string;
-  readonly prompt: string;
-  /** The scripted user's answer when a hook asks for confirmation. */
-  readonly confirm: (call: ToolCall) => boolean;
-}
-
-type Waiting =
-  | { readonly on: 'SessionStart' | 'UserPromptSubmit' | 'BeforeModel' | 'Stop' }
-  | { readonly on: 'AfterModel'; readonly reply: ModelReply }
-  | { readonly on: 'PreToolUse'; readonly call: ToolCall }
-  | { readonly on: 'PostToolUseFailure'; readonly call: ToolCall; readonly error: string }
-  | { readonly on: 'PostToolUse'; readonly call: ToolCall; readonly output: string };
-
-export interface AgentState {
-  readonly options: AgentOptions;
-  readonly messages: readonly Message[];
-  readonly waiting: Waiting;
-  readonly toolsRun: readonly string[];
-  readonly refused: readonly string[];
-  readonly stopBlocks: number;
-}
-
-export interface Step {
-  readonly state: AgentState;
-  /** The decision this step reacted to (none for the first step). */
-  readonly decision?: HookDecision;
-  readonly say: readonly Line[];
-  /** The next event to send; absent when the session is over. */
-  readonly next?: AgentEvent;
-}
-
-const commandOf = (call: ToolCall): string => String(call.input['command'] ?? '');
-
-/**
- * The scripted model: a function of the conversation, so what it says next depends on what the
- * hooks did (it quotes a block reason, notices a declined confirmation).
- */
-export const scriptedModel = (messages: readonly Message[]): ModelReply => {
-  const turn = messages.filter((message) => message.role === 'assistant').length;
-  const lastTool = [...messages].reverse().find((message) => message.role === 'tool')?.content ?? '';
-  const shell = (id: string, command: string) => ({ id, name: 'shell', input: { command } });
+/** The scripted model's next reply: turn by turn, reading how the last tool call went. */
+export const scriptedReply = (prompt: Prompt): ModelReply => {
+  const turn = prompt.filter((message) => message.role === 'assistant').length;
+  const lastTool = lastToolResult(prompt);
   switch (turn) {
     case 0:
-      return { content: 'Let me look at the workspace first.', tool_call: shell('t1', 'ls -la') };
+      return { content: 'Let me look at the workspace first.', command: 'ls -la' };
     case 1:
       return {
         content: 'I see build/ and dist/. Quickest is to wipe everything and start fresh.',
-        tool_call: shell('t2', 'rm -rf /'),
+        command: 'rm -rf /',
       };
     case 2:
       return lastTool.startsWith('refused:')
         ? {
             content: `That was refused (${lastTool.slice('refused: '.length)}). I will only remove the build output.`,
-            tool_call: shell('t3', 'rm -rf ./build'),
+            command: 'rm -rf ./build',
           }
         : { content: 'Everything is gone.' };
     case 3:
       return {
         content: 'Build output removed. Publishing the clean-up to the remote.',
-        tool_call: shell('t4', 'git push --force origin main'),
+        command: 'git push --force origin main',
       };
     default: {
       const done =
@@ -108,9 +68,49 @@ export const scriptedModel = (messages: readonly Message[]): ModelReply => {
   }
 };
 
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 10, text: 10, reasoning: undefined },
+};
+
+/** A reply as the model's answer to the SDK: its text, and a call of the `shell` tool. */
+export const generated = (reply: ModelReply, callId: string): Generated => ({
+  content: [
+    { type: 'text', text: reply.content },
+    ...(reply.command === undefined
+      ? []
+      : [
+          {
+            type: 'tool-call' as const,
+            toolCallId: callId,
+            toolName: 'shell',
+            input: JSON.stringify({ command: reply.command }),
+          },
+        ]),
+  ],
+  finishReason: { unified: reply.command === undefined ? 'stop' : 'tool-calls', raw: undefined },
+  usage,
+  warnings: [],
+});
+
+/** The scripted model: `onReply` sees each reply as it is made (the demo prints it). */
+export const scriptedModel = (onReply: (reply: ModelReply) => void) => {
+  let calls = 0;
+  return new MockLanguageModelV4({
+    modelId: 'scripted-model',
+    doGenerate: async ({ prompt }) => {
+      const reply = scriptedReply(prompt);
+      onReply(reply);
+      calls += 1;
+      return generated(reply, `t${calls}`);
+    },
+  });
+};
+
 /** Simulated tools: plausible output, and nothing is executed. */
-export const simulateTool = (call: ToolCall): { ok: true; output: string } | { ok: false; error: string } => {
-  const command = commandOf(call);
+export const simulateTool = (
+  command: string,
+): { ok: true; output: string } | { ok: false; error: string } => {
   if (command === 'ls -la') {
     return {
       ok: true,
@@ -128,209 +128,15 @@ export const simulateTool = (call: ToolCall): { ok: true; output: string } | { o
   return { ok: true, output: '' };
 };
 
-const base = (state: AgentState) => ({
-  session_id: state.options.sessionId,
-  cwd: state.options.cwd,
-});
-
-const modelRequest = (state: AgentState): AgentEvent => ({
-  hook_event_name: 'BeforeModel',
-  ...base(state),
-  llm_request: { model: 'scripted-model', messages: state.messages },
-});
-
-const toolEvent = (state: AgentState, name: string, call: ToolCall, extra: Record<string, unknown> = {}) => ({
-  hook_event_name: name,
-  ...base(state),
-  tool_name: call.name,
-  tool_input: call.input,
-  tool_use_id: call.id,
-  ...extra,
-});
-
-/** The session starts: nothing decided yet, the first event is SessionStart. */
-export const startAgent = (options: AgentOptions): Step => {
-  const state: AgentState = {
-    options,
-    messages: [],
-    waiting: { on: 'SessionStart' },
-    toolsRun: [],
-    refused: [],
-    stopBlocks: 0,
-  };
-  return { state, say: [], next: { hook_event_name: 'SessionStart', ...base(state), source: 'startup' } };
-};
-
-const withContext = (messages: readonly Message[], decision: HookDecision): readonly Message[] =>
-  decision.additional_context === undefined
-    ? messages
-    : [...messages, { role: 'system', content: decision.additional_context }];
-
-/** Runs a tool call the hooks let through (simulated) and reports its outcome to the hooks. */
-const runTool = (state: AgentState, call: ToolCall, decision: HookDecision, say: Line[]): Step => {
-  // A PreToolUse hook may patch the input (hook_specific_output.tool_input); the patched call runs.
-  const patch = decision.hook_specific_output?.['tool_input'];
-  const effective =
-    typeof patch === 'object' && patch !== null ? { ...call, input: { ...call.input, ...patch } } : call;
-  const result = simulateTool(effective);
-  const ran = { ...state, toolsRun: [...state.toolsRun, commandOf(effective)] };
-  if (!result.ok) {
-    say.push({ who: 'tool', text: `${commandOf(effective)} failed: ${result.error}` });
-    return {
-      state: { ...ran, waiting: { on: 'PostToolUseFailure', call: effective, error: result.error } },
-      decision,
-      say,
-      next: toolEvent(state, 'PostToolUseFailure', effective, { error: result.error }),
-    };
-  }
-  const lines = result.output === '' ? 'no output' : `${result.output.split('\n').length} lines of output`;
-  say.push({ who: 'tool', text: `ran ${commandOf(effective)} (simulated): ${lines}` });
-  return {
-    state: { ...ran, waiting: { on: 'PostToolUse', call: effective, output: result.output } },
-    decision,
-    say,
-    next: toolEvent(state, 'PostToolUse', effective, { tool_response: { output: result.output } }),
-  };
-};
-
-const refuse = (
-  state: AgentState,
-  call: ToolCall,
-  why: string,
-  decision: HookDecision,
-  say: Line[],
-): Step => {
-  say.push({ who: 'agent', text: `not running ${commandOf(call)}: ${why}` });
-  const next = {
-    ...state,
-    refused: [...state.refused, commandOf(call)],
-    messages: [...state.messages, { role: 'tool' as const, content: `refused: ${why}` }],
-    waiting: { on: 'BeforeModel' as const },
-  };
-  return { state: next, decision, say, next: modelRequest(next) };
-};
-
-/**
- * The agent's reaction to the decision for the event it sent last. This is where decisions are
- * obeyed: a blocked tool call is not run and the model is told why; `ask` goes to the user; a
- * blocked Stop makes the agent continue.
- */
-export const react = (state: AgentState, decision: HookDecision): Step => {
-  const say: Line[] = [];
-  const waiting = state.waiting;
-  const current = { ...state, messages: withContext(state.messages, decision) };
-  switch (waiting.on) {
-    case 'SessionStart': {
-      const next = {
-        ...current,
-        messages: [...current.messages, { role: 'user' as const, content: state.options.prompt }],
-        waiting: { on: 'UserPromptSubmit' as const },
-      };
-      say.push({ who: 'user', text: state.options.prompt });
-      return {
-        state: next,
-        decision,
-        say,
-        next: { hook_event_name: 'UserPromptSubmit', ...base(state), prompt: state.options.prompt },
-      };
-    }
-    case 'UserPromptSubmit': {
-      if (decision.decision === 'block') {
-        say.push({ who: 'agent', text: `prompt refused by a hook: ${decision.reason ?? 'no reason given'}` });
-        return { state: current, decision, say };
-      }
-      const next = { ...current, waiting: { on: 'BeforeModel' as const } };
-      return { state: next, decision, say, next: modelRequest(next) };
-    }
-    case 'BeforeModel': {
-      const reply = scriptedModel(current.messages);
-      const call =
-        reply.tool_call === undefined ? '' : `  → ${reply.tool_call.name}: ${commandOf(reply.tool_call)}`;
-      say.push({ who: 'model', text: `${reply.content}${call}` });
-      const next = {
-        ...current,
-        messages: [...current.messages, { role: 'assistant' as const, content: reply.content }],
-        waiting: { on: 'AfterModel' as const, reply },
-      };
-      return {
-        state: next,
-        decision,
-        say,
-        next: {
-          hook_event_name: 'AfterModel',
-          ...base(state),
-          llm_request: { model: 'scripted-model', messages: current.messages },
-          llm_response: {
-            content: reply.content,
-            ...(reply.tool_call && { tool_calls: [reply.tool_call] }),
-          },
-        },
-      };
-    }
-    case 'AfterModel': {
-      const call = waiting.reply.tool_call;
-      if (call === undefined) {
-        const next = { ...current, waiting: { on: 'Stop' as const } };
-        return {
-          state: next,
-          decision,
-          say,
-          next: {
-            hook_event_name: 'Stop',
-            ...base(state),
-            last_assistant_message: waiting.reply.content,
-            stop_hook_active: state.stopBlocks > 0,
-          },
-        };
-      }
-      const next = { ...current, waiting: { on: 'PreToolUse' as const, call } };
-      return { state: next, decision, say, next: toolEvent(state, 'PreToolUse', call) };
-    }
-    case 'PreToolUse': {
-      const call = waiting.call;
-      if (decision.decision === 'block') {
-        return refuse(current, call, `blocked: ${decision.reason ?? 'no reason given'}`, decision, say);
-      }
-      if (decision.decision === 'ask') {
-        const yes = state.options.confirm(call);
-        say.push({
-          who: 'user',
-          text: `${decision.systemMessage ?? decision.reason ?? 'A hook asks for confirmation'}. Run ${commandOf(call)}? ${yes ? 'yes' : 'no'}`,
-        });
-        if (!yes) return refuse(current, call, 'the user declined', decision, say);
-      }
-      return runTool(current, call, decision, say);
-    }
-    case 'PostToolUse':
-    case 'PostToolUseFailure': {
-      const content =
-        waiting.on === 'PostToolUseFailure'
-          ? `error: ${waiting.error}`
-          : decision.decision === 'block'
-            ? `output withheld by a hook: ${decision.reason ?? 'no reason given'}`
-            : waiting.output;
-      const next = {
-        ...current,
-        messages: [...current.messages, { role: 'tool' as const, content }],
-        waiting: { on: 'BeforeModel' as const },
-      };
-      return { state: next, decision, say, next: modelRequest(next) };
-    }
-    case 'Stop': {
-      if (decision.decision === 'block' && state.stopBlocks < 3) {
-        // A Stop hook said "not done yet": its reason becomes the next instruction.
-        const reason = decision.reason ?? 'continue';
-        say.push({ who: 'agent', text: `a hook asked to continue: ${reason}` });
-        const next = {
-          ...current,
-          messages: [...current.messages, { role: 'user' as const, content: reason }],
-          stopBlocks: state.stopBlocks + 1,
-          waiting: { on: 'BeforeModel' as const },
-        };
-        return { state: next, decision, say, next: modelRequest(next) };
-      }
-      say.push({ who: 'agent', text: 'session over' });
-      return { state: current, decision, say };
-    }
-  }
-};
+/** The `shell` tool, simulated: `onRun` sees each command it ran and how it went. */
+export const shellTool = (onRun: (command: string, outcome: ReturnType<typeof simulateTool>) => void) =>
+  tool({
+    description: 'Run a shell command',
+    inputSchema: z.object({ command: z.string() }),
+    execute: async ({ command }) => {
+      const outcome = simulateTool(command);
+      onRun(command, outcome);
+      if (!outcome.ok) throw new Error(outcome.error);
+      return { output: outcome.output };
+    },
+  });

@@ -1,29 +1,42 @@
 /**
- * `npm start`: a scripted agent session through the real hook engine. The hooks are the real
- * scripts in examples/hooks, configured by examples/config.toml and run as processes by the real
- * executor; only the model and the tools are simulated.
+ * `npm start`: a scripted agent session through the real hook engine. The agent is a real Vercel
+ * AI SDK loop (`generateText` with a tool, over several steps) hooked by `cosh-hooks/ai-sdk`; the
+ * hooks are the real scripts in examples/hooks, configured by examples/config.toml and run as
+ * processes by the real executor; only the model (the SDK's own mock model, scripted) and the
+ * tool are simulated.
  *
- * The agent loop is reactive: events go into the engine through a Subject, decisions come back
- * on `decisions$`, and each decision is turned by the agent into the next event.
+ * The demo watches the engine from outside: every event the adapter sends and every line the
+ * session answers is printed as it happens.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastValueFrom, scan, startWith, Subject, tap, type Observable } from 'rxjs';
+import { generateText, isStepCount, type ModelMessage } from 'ai';
+import { filter, firstValueFrom, startWith, tap } from 'rxjs';
 import { decisionPaint, formatCard, indent } from '../src/cli/format.js';
 import { palette, useColor } from '../src/cli/style.js';
+import { aiSdkHooks } from '../src/adapters/ai-sdk.js';
 import {
+  createSession,
   defaultDeps,
   formatProblem,
-  hookPipeline,
   loadHooks,
   type AuditRecord,
   type EventInput,
   type HookDecision,
   type HookNotification,
+  type Session,
 } from '../src/index.js';
-import { react, startAgent, type AgentEvent, type Line, type Step } from './agent.js';
+import { scriptedModel, shellTool } from './agent.js';
+
+/** An event as the demo reads it to describe it. */
+type AgentEvent = Readonly<Record<string, unknown>> & { readonly hook_event_name: string };
+/** Something to show on the screen, said by someone. */
+interface Line {
+  readonly who: 'user' | 'model' | 'tool' | 'agent';
+  readonly text: string;
+}
 
 /** The repository root: the folder above this file's that holds examples/config.toml. */
 const findRoot = (): string => {
@@ -112,41 +125,70 @@ const WHO = {
 const renderLine = (line: Line) => print(`${p.bold(WHO[line.who])}  ${line.text}`);
 const renderCard = (notification: HookNotification) => print(indent(formatCard(notification, color), '  '));
 
-// The engine: events in, decisions and notifications out. Notifications are shown as cards the
-// moment they arrive; they always come before the decision of their event.
-const events$ = new Subject<AgentEvent>();
-// The scripted agent builds its events loosely (any name, any field); the engine checks each one.
-const { decisions$, notifications$, audit$ } = hookPipeline(
-  loaded.registry,
-  defaultDeps(),
-)(events$ as Observable<unknown> as Observable<EventInput>);
+// The engine: one session for the run; the AI SDK adapter sends it each event. The demo wraps
+// `decide` only to watch: it prints each event, its notification cards as they arrive (always
+// before the decision of their event), and the decision.
+const engine = createSession(loaded.registry, defaultDeps(), { concurrency: 'per-session' });
 // The audit stream (docs/audit.md): every hook's verdict, blocked calls and observers included.
 const auditRecords: AuditRecord[] = [];
-audit$.subscribe((record) => auditRecords.push(record));
+engine.audit$.subscribe((record) => auditRecords.push(record));
 const notifications: HookNotification[] = [];
-notifications$.subscribe((notification) => {
-  notifications.push(notification);
-  renderCard(notification);
-});
+const decisions: HookDecision[] = [];
+const refused: string[] = [];
+const toolsRun: string[] = [];
+const commandIn = (event: AgentEvent) => String((event['tool_input'] as { command?: unknown }).command);
 
-// The agent loop: every decision goes to the agent, whose reaction is the next event.
-const send = (step: Step) => {
-  if (step.decision !== undefined) renderDecision(step.decision);
-  step.say.forEach(renderLine);
-  if (step.next === undefined) {
-    events$.complete();
-    return;
-  }
-  renderEvent(step.next);
-  events$.next(step.next);
+const prompt = 'Clean up this workspace: show me what is in it, then delete the build output.';
+const watched: Session = {
+  decide: (input) => {
+    const event = input as EventInput as AgentEvent;
+    if (event.hook_event_name === 'UserPromptSubmit')
+      renderLine({ who: 'user', text: String(event['prompt']) });
+    renderEvent(event);
+    return engine.decide(input).pipe(
+      tap((line) => {
+        if (line.type === 'stream_event') {
+          notifications.push(line);
+          renderCard(line);
+        } else if (line.type === 'hook_decision') {
+          decisions.push(line);
+          renderDecision(line);
+          if (event.hook_event_name === 'PreToolUse' && line.decision === 'block') {
+            refused.push(commandIn(event));
+            renderLine({
+              who: 'agent',
+              text: `not running ${commandIn(event)}: blocked: ${line.reason ?? 'no reason given'}`,
+            });
+          }
+        }
+      }),
+    );
+  },
+  close: () => engine.close(),
+  get closed() {
+    return engine.closed;
+  },
+  audit$: engine.audit$,
 };
-const first = startAgent({
-  sessionId: 'demo-session',
-  cwd: root,
-  prompt: 'Clean up this workspace: show me what is in it, then delete the build output.',
-  // The scripted user approves when a hook asks (here: the force-push).
-  confirm: () => true,
+
+// The agent: an AI SDK loop whose every model and tool call goes through the hooks.
+const ai = aiSdkHooks({ session: watched, sessionId: 'demo-session', cwd: root });
+const model = scriptedModel((reply) =>
+  renderLine({
+    who: 'model',
+    text: `${reply.content}${reply.command === undefined ? '' : `  → shell: ${reply.command}`}`,
+  }),
+);
+const shell = shellTool((command, outcome) => {
+  toolsRun.push(command);
+  if (!outcome.ok) renderLine({ who: 'tool', text: `${command} failed: ${outcome.error}` });
+  else {
+    const lines =
+      outcome.output === '' ? 'no output' : `${outcome.output.split('\n').length} lines of output`;
+    renderLine({ who: 'tool', text: `ran ${command} (simulated): ${lines}` });
+  }
 });
+const settings = ai.wrap({ model, tools: { shell } });
 
 print(p.bold('cosh-hooks demo: a scripted agent session through the real hook engine'));
 print(
@@ -155,15 +197,67 @@ print(
 print(p.dim(`audit log: ${auditLog}`));
 print();
 
-const decisions: HookDecision[] = [];
-const last = await lastValueFrom(
-  decisions$.pipe(
-    tap((decision) => decisions.push(decision)),
-    scan((step: Step, decision) => react(step.state, decision), first),
-    startWith(first),
-    tap(send),
+// One turn: SessionStart, UserPromptSubmit, the agent's steps, Stop. The hooks' context goes to the
+// model as system messages; a hook's `ask` comes back as the SDK's approval request, and the
+// scripted user approves (here: the force-push).
+const outcome = await ai.turn(prompt, async (input) => {
+  if (input.continuation > 0) renderLine({ who: 'agent', text: `a hook asked to continue: ${input.prompt}` });
+  const messages: ModelMessage[] = [
+    ...input.context.map((content): ModelMessage => ({ role: 'system', content })),
+    { role: 'user', content: input.prompt },
+  ];
+  for (;;) {
+    const result = await generateText({
+      ...settings,
+      messages,
+      allowSystemInMessages: true,
+      stopWhen: isStepCount(10),
+    });
+    messages.push(...result.responseMessages);
+    const requests = result.content.flatMap((part) =>
+      part.type === 'tool-approval-request' && part.isAutomatic !== true ? [part] : [],
+    );
+    if (requests.length === 0) return result;
+    messages.push({
+      role: 'tool',
+      content: requests.map((request) => {
+        const command = String((request.toolCall.input as { command?: unknown }).command);
+        const asked = decisions.findLast((d) => d.hook_event_name === 'PreToolUse' && d.decision === 'ask');
+        renderLine({
+          who: 'user',
+          text: `${asked?.systemMessage ?? request.reason ?? 'A hook asks for confirmation'}. Run ${command}? yes`,
+        });
+        return { type: 'tool-approval-response' as const, approvalId: request.approvalId, approved: true };
+      }),
+    });
+  }
+});
+renderLine({
+  who: 'agent',
+  text: outcome.ok ? 'session over' : `prompt refused by a hook: ${outcome.reason}`,
+});
+
+/** Observer runs still owed: each event names its observers, each run (or drop) is one record. */
+const observersOwed = (): number =>
+  auditRecords.reduce(
+    (owed, record) =>
+      record.record === 'event_received'
+        ? owed + (record.observers?.length ?? 0)
+        : record.record === 'observer_result'
+          ? owed - 1
+          : record.record === 'observer_dropped'
+            ? owed - record.dropped
+            : owed,
+    0,
+  );
+// Observers run after each decision is out; closing the session would stop the last ones.
+await firstValueFrom(
+  engine.audit$.pipe(
+    startWith(undefined),
+    filter(() => observersOwed() <= 0),
   ),
 );
+engine.close();
 
 const count = (kind: HookDecision['decision']) => decisions.filter((d) => d.decision === kind).length;
 const audited = existsSync(auditLog) ? readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).length : 0;
@@ -173,8 +267,8 @@ print(
   `  ${decisions.length} events, decisions: ${count('block')} block, ${count('ask')} ask, ` +
     `${count('allow')} allow, ${count('none')} pass-through; ${notifications.length} notifications`,
 );
-print(`  tools run (simulated): ${last.state.toolsRun.join(', ') || 'none'}`);
-print(`  refused: ${last.state.refused.join(', ') || 'none'}`);
+print(`  tools run (simulated): ${toolsRun.join(', ') || 'none'}`);
+print(`  refused: ${refused.join(', ') || 'none'}`);
 print(`  audit log: ${audited} records in ${auditLog}`);
 
 /** One audit record as a line of the summary. */
@@ -206,7 +300,7 @@ if (blocked !== undefined) {
 print(`  audit stream: ${auditRecords.length} records`);
 
 // The demo doubles as a smoke test: it fails loudly if the guard let the destructive command through.
-const guarded = last.state.refused.includes('rm -rf /') && !last.state.toolsRun.includes('rm -rf /');
+const guarded = refused.includes('rm -rf /') && !toolsRun.includes('rm -rf /');
 if (!guarded) {
   print(p.red('  the security guard did not block rm -rf / — check examples/hooks/security-guard.sh'));
   process.exitCode = 1;

@@ -1,9 +1,17 @@
 import { lastValueFrom } from 'rxjs';
 import type { EventInput } from '../events/codecs.js';
-import { describeThrown, isJsonObject, type JsonObject } from '../events/untrusted.js';
+import {
+  describeJsonProblem,
+  describeThrown,
+  isJsonObject,
+  parseJson,
+  plainJsonCopy,
+  type JsonObject,
+} from '../events/untrusted.js';
 import type { HookDecision, OutputLine } from '../output/lines.js';
 import type { Session } from '../pipeline/session.js';
 import { deepMerge } from '../protocol/merge.js';
+import { err, ok, type Result } from '../result.js';
 
 /**
  * The framework-free half of every adapter (docs/hosts.md): one agent run's events, built from
@@ -76,29 +84,38 @@ export interface AgentHooks {
 
 const ENGINE = 'cosh-hooks';
 
-/** The JSON object a framework's value becomes in an event (`tool_input` must be an object). */
+/**
+ * The JSON object a framework's value becomes in an event (`tool_input` must be an object): an
+ * object as it is, a string holding a JSON object parsed, anything else wrapped as `{ input }`.
+ */
 export const asObject = (value: unknown): JsonObject => {
   if (isJsonObject(value)) return value;
   if (typeof value === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(value);
-      if (isJsonObject(parsed)) return parsed;
-    } catch {
-      // not JSON: wrapped below
-    }
+    const parsed = parseJson(value);
+    if (parsed.ok && isJsonObject(parsed.value)) return parsed.value;
   }
   return value === undefined ? {} : { input: value as never };
 };
 
-/** A value as JSON data: what a framework object (a class instance, an Error) is to a hook. */
-export const asJson = (value: unknown): unknown => {
-  if (value === undefined) return null;
+/**
+ * A value as plain JSON data, or why it has none: what a framework object (a class instance, a
+ * `Date`, an Error) is to a hook. Bounded like every copy the engine makes (512 levels, a million
+ * values); a getter or Proxy that throws is a failure, never a throw.
+ */
+export const jsonOf = (value: unknown): Result<unknown> => {
   try {
-    const text = JSON.stringify(value);
-    return text === undefined ? String(value) : (JSON.parse(text) as unknown);
+    const copy = plainJsonCopy(value);
+    if (!copy.ok) return err(describeJsonProblem(copy.error, 'value'));
+    return ok(copy.value === undefined ? null : copy.value);
   } catch (error) {
-    return `${ENGINE}: the value cannot be written as JSON: ${describeThrown(error)}`;
+    return err(`value: cannot be read: ${describeThrown(error)}`);
   }
+};
+
+/** A value as JSON data for a hook to read; a value that has none becomes the text saying why. */
+export const asJson = (value: unknown): unknown => {
+  const json = jsonOf(value);
+  return json.ok ? json.value : `${ENGINE}: the value cannot be written as JSON: ${json.error}`;
 };
 
 /** The input the tool runs with: `updated_input` replaces, then `tool_input` patches (docs/protocol.md). */
@@ -130,15 +147,21 @@ export const toolGate = (input: JsonObject, decided: Decided): ToolGate => {
   }
 };
 
-/** The PostToolUse decision read as what the model sees. An engine failure keeps the result. */
+/**
+ * The PostToolUse decision read as what the model sees. An engine failure withholds the result:
+ * a result no hook could look at (a closed session, an internal error) does not reach the model.
+ */
 export const resultGate = (decided: Decided): ResultGate => {
-  if (!decided.ok) return { action: 'keep' };
+  if (!decided.ok) return { action: 'withhold', reason: decided.failure };
   const { decision } = decided;
   if (decision.decision === 'block')
     return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
   const output = decision.hook_specific_output ?? {};
-  const replacement = output['updated_tool_response'] ?? output['updatedToolResponse'];
-  return replacement === undefined ? { action: 'keep' } : { action: 'replace', response: replacement };
+  // A hook may replace the result with any JSON value, `null` included.
+  for (const key of ['updated_tool_response', 'updatedToolResponse']) {
+    if (Object.hasOwn(output, key)) return { action: 'replace', response: output[key] };
+  }
+  return { action: 'keep' };
 };
 
 /** The decision read from the last line of an event's `decide`: a `hook_error` or no line is a failure. */
@@ -177,21 +200,25 @@ export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
   return {
     decide,
     beforeTool: async (toolName, input, toolUseId) => {
-      const toolInput = asObject(input);
+      // The hooks judge a plain JSON copy; the tool runs with the framework's own value unless a
+      // hook patched it. A value the hooks cannot see (too deep, a BigInt, a throwing getter) is
+      // never run: what no hook could judge is not allowed.
+      const copy = jsonOf(asObject(input));
+      if (!copy.ok) return { action: 'deny', reason: `${ENGINE}: invalid event: tool_input: ${copy.error}` };
       const decided = await decide({
         hook_event_name: 'PreToolUse',
         tool_name: toolName,
-        tool_input: toolInput,
+        tool_input: asObject(copy.value),
         ...toolUse(toolUseId),
       } as EventInput);
-      return toolGate(toolInput, decided);
+      return toolGate(asObject(input), decided);
     },
     afterTool: async (toolName, input, response, toolUseId) =>
       resultGate(
         await decide({
           hook_event_name: 'PostToolUse',
           tool_name: toolName,
-          tool_input: asObject(input),
+          tool_input: asObject(asJson(input)),
           tool_response: asJson(response),
           ...toolUse(toolUseId),
         } as EventInput),
@@ -200,7 +227,7 @@ export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
       await decide({
         hook_event_name: 'PostToolUseFailure',
         tool_name: toolName,
-        tool_input: asObject(input),
+        tool_input: asObject(asJson(input)),
         error: describeThrown(error),
         ...toolUse(toolUseId),
       } as EventInput);

@@ -105,6 +105,7 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'stopOnBlock',
     'withLatestRegistry',
   ],
+  'cosh-hooks/ai-sdk': ['AiSdkHooks', 'HookBlockedError', 'TurnInput', 'TurnOutcome', 'aiSdkHooks'],
   'cosh-hooks/testing': [
     'FakeBehaviours',
     'commandHook',
@@ -123,6 +124,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'cosh-hooks/operators': 'operators/index.ts',
   'cosh-hooks/executors': 'src/executors.ts',
   'cosh-hooks/testing': 'src/testing/index.ts',
+  'cosh-hooks/ai-sdk': 'src/adapters/ai-sdk.ts',
 };
 
 interface Exported {
