@@ -130,7 +130,12 @@ module.exports = {
       'src/exec/server-process.ts',
     ]),
     // The agent-framework adapters (cosh-hooks/ai-sdk, …): a session's host, above the pipeline.
-    layer('adapters-layer', 'src/adapters/', ['src/events/', 'src/protocol/', 'src/output/', 'src/pipeline/']),
+    layer('adapters-layer', 'src/adapters/', [
+      'src/events/',
+      'src/protocol/',
+      'src/output/',
+      'src/pipeline/',
+    ]),
     {
       name: 'entry-points-on-top',
       severity: 'error',

@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { measureAiSdk } from './ai-sdk.js';
 import { measureAudit } from './audit.js';
 import { measureChain } from './chain.js';
 import { measureColdStart } from './cold-start.js';
@@ -30,11 +31,12 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '8': measurePersistent,
   '9': measureAudit,
   '10': measureColdStart,
+  '11': measureAiSdk,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-5, 7-10, comma-separated; memory is in npm run soak);
+  --only LIST  run only these measurements (1-5, 7-11, comma-separated; memory is in npm run soak);
                results go to bench/results/latest-partial.json
 Only a full run (neither flag) writes bench/results/latest.json.`;
 

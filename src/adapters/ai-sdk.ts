@@ -217,10 +217,7 @@ type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : n
 type ContentPart = GenerateResult['content'][number];
 
 /** BeforeModel's `llm_request`: the model, the prompt's messages, the tools offered. */
-const llmRequest = (
-  model: { readonly provider: string; readonly modelId: string },
-  params: CallOptions,
-) => ({
+const llmRequest = (model: { readonly provider: string; readonly modelId: string }, params: CallOptions) => ({
   model: model.modelId,
   provider: model.provider,
   messages: params.prompt,

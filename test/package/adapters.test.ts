@@ -16,7 +16,7 @@ interface Framework {
   readonly heading: string;
   /** Its adapter's entry point. */
   readonly entry: string;
-  /** The packages the host installs for it, at the versions of our devDependencies. */
+  /** The packages the host installs for it, at the versions installed here (our devDependencies). */
   readonly packages: readonly string[];
   /** What the setup snippet prints, line by line. */
   readonly prints: readonly string[];
@@ -26,7 +26,8 @@ const FRAMEWORKS: readonly Framework[] = [
   {
     heading: '## Vercel AI SDK',
     entry: 'cosh-hooks/ai-sdk',
-    packages: ['ai', 'zod'],
+    // The SDK's declarations name json-schema's types without depending on them.
+    packages: ['ai', 'zod', '@types/json-schema'],
     prints: ['denied shell: no rm -rf', 'I left it alone.'],
   },
 ];
@@ -37,9 +38,10 @@ const FRAMEWORK_MODULE = /\/node_modules\/(ai|@ai-sdk|langchain|@langchain|@open
 const CORE_ENTRIES = ['cosh-hooks', 'cosh-hooks/operators', 'cosh-hooks/executors', 'cosh-hooks/testing'];
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
-  devDependencies: Record<string, string>;
-};
+/** The version of a package installed here (what our lock file pins). */
+const installed = (name: string): string =>
+  (JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 const work = mkdtempSync(join(tmpdir(), 'cosh-adapters-'));
 const host = join(work, 'host');
 
@@ -129,7 +131,7 @@ beforeAll(() => {
     }),
   );
   const packages = FRAMEWORKS.flatMap((framework) =>
-    framework.packages.map((name) => `${name}@${manifest.devDependencies[name] ?? 'missing'}`),
+    framework.packages.map((name) => `${name}@${installed(name)}`),
   );
   const install = run('npm', [
     'install',
@@ -137,8 +139,8 @@ beforeAll(() => {
     '--no-audit',
     '--no-fund',
     join(work, packed.filename),
-    `rxjs@${manifest.devDependencies['rxjs'] ?? ''}`,
-    `@types/node@${manifest.devDependencies['@types/node'] ?? ''}`,
+    `rxjs@${installed('rxjs')}`,
+    `@types/node@${installed('@types/node')}`,
     ...packages,
   ]);
   expect(install.status, output(install)).toBe(0);

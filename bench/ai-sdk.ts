@@ -1,0 +1,135 @@
+import { generateText, isStepCount, tool, type ToolSet } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+import { aiSdkHooks } from '../src/adapters/ai-sdk.js';
+import { createSession } from '../src/pipeline/session.js';
+import { defaultDeps } from '../src/pipeline/pipeline.js';
+import { defineHooks } from '../src/registry/define.js';
+import type { Registry } from '../src/registry/hook.js';
+import { rawSeries, type Context, type Measured } from './measurement.js';
+import { formatNumber } from './report.js';
+import { median, pairedRatios, summarize } from './stats.js';
+import { interleave } from './timing.js';
+
+type Generated = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A model that calls the tool once per step, `calls` times, then answers. */
+const modelOf = (calls: number) => {
+  let step = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async (): Promise<Generated> => {
+      step += 1;
+      return step <= calls
+        ? {
+            content: [
+              { type: 'tool-call', toolCallId: `t${step}`, toolName: 'shell', input: '{"command":"ls"}' },
+            ],
+            finishReason: { unified: 'tool-calls', raw: undefined },
+            usage,
+            warnings: [],
+          }
+        : {
+            content: [{ type: 'text', text: 'done' }],
+            finishReason: { unified: 'stop', raw: undefined },
+            usage,
+            warnings: [],
+          };
+    },
+  });
+};
+
+/**
+ * Milliseconds for one generateText loop of `calls` tool calls: bare, or through the adapter on a
+ * session of `registry`. Checks the tool ran every time (the hooks allow it).
+ */
+const loopRound =
+  (calls: number, registry?: Registry): (() => Promise<number>) =>
+  async () => {
+    let ran = 0;
+    const tools: ToolSet = {
+      shell: tool({ inputSchema: z.object({ command: z.string() }), execute: async () => ++ran }),
+    };
+    const model = modelOf(calls);
+    const session =
+      registry === undefined
+        ? undefined
+        : createSession(registry, defaultDeps(), { concurrency: 'per-session' });
+    const settings =
+      session === undefined
+        ? { model, tools }
+        : aiSdkHooks({ session, sessionId: 'bench' }).wrap({ model, tools });
+    const start = performance.now();
+    await generateText({ ...settings, prompt: 'go', stopWhen: isStepCount(calls + 1) });
+    const elapsed = performance.now() - start;
+    session?.close();
+    if (ran !== calls) throw new Error(`${ran} of ${calls} tool calls ran`);
+    return elapsed;
+  };
+
+const functionHook = defineHooks({ PreToolUse: [{ name: 'allow', run: () => ({ decision: 'allow' }) }] });
+const spawnedHook = defineHooks({ PreToolUse: [{ name: 'pass', command: 'cat >/dev/null' }] });
+
+/**
+ * Measurement 11: what the AI SDK adapter adds to each tool call of a generateText loop, against
+ * the same loop without it, in the same rounds: a loop of N tool calls (one per step) bare, with an
+ * in-process hook on PreToolUse, and with a spawned one (`cat >/dev/null`, through /bin/sh). Each
+ * step also sends BeforeModel, AfterModel and PostToolUse, with no hooks on them.
+ */
+export const measureAiSdk = async (context: Context): Promise<Measured> => {
+  const calls = context.quick ? 10 : 20;
+  const counts = context.quick ? { warmup: 1, iterations: 3 } : { warmup: 2, iterations: 9 };
+  context.log(
+    `11 AI SDK adapter: ${counts.iterations} rounds of a ${calls}-tool-call loop, bare / function / spawned hook`,
+  );
+  const samples = await interleave(counts, {
+    bare: loopRound(calls),
+    fn: loopRound(calls, functionHook),
+    spawned: loopRound(calls, spawnedHook),
+  });
+  const perCall = (series: readonly number[]) => series.map((ms) => (ms * 1000) / calls);
+  const bare = perCall(samples.bare);
+  const fn = perCall(samples.fn);
+  const spawned = perCall(samples.spawned);
+  const added = (series: readonly number[]) => summarize(series.map((us, i) => us - bare[i]!));
+  const row = (id: string, what: string, series: readonly number[], raw: readonly number[]) => {
+    const cost = added(series);
+    return {
+      id,
+      what,
+      subject: `${formatNumber(median(series))} µs per tool call (+${formatNumber(cost.median)} µs, p95 +${formatNumber(cost.p95)})`,
+      baseline: `${formatNumber(median(bare))} µs per tool call, no adapter`,
+      ratio: median(pairedRatios(raw, samples.bare)),
+    };
+  };
+  return {
+    rows: [
+      row(
+        '11a',
+        'AI SDK tool call through the adapter, one in-process PreToolUse hook, vs no adapter',
+        fn,
+        samples.fn,
+      ),
+      row(
+        '11b',
+        'AI SDK tool call through the adapter, one spawned PreToolUse hook, vs no adapter',
+        spawned,
+        samples.spawned,
+      ),
+    ],
+    raw: {
+      '11': {
+        unit: 'ms per round of `calls` tool calls',
+        calls,
+        bare: rawSeries(samples.bare),
+        fn: rawSeries(samples.fn),
+        spawned: rawSeries(samples.spawned),
+      },
+    },
+  };
+};
