@@ -10,6 +10,7 @@ import { createFixtures } from './fixtures.js';
 import { measureFunctionHooks } from './function-hooks.js';
 import { describeMachine, loadAverage } from './machine.js';
 import type { Context, Measurement } from './measurement.js';
+import { measureMcpProxy } from './mcp-proxy.js';
 import { measureNoHook } from './no-hook.js';
 import { measurePerHook } from './per-hook.js';
 import { measurePersistent } from './persistent.js';
@@ -32,6 +33,7 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '9': measureAudit,
   '10': measureColdStart,
   '11': measureAiSdk,
+  '12': measureMcpProxy,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]

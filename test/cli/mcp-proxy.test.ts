@@ -311,24 +311,23 @@ const until = async <T>(probe: () => T | undefined, timeoutMs = 10_000): Promise
 };
 
 describe('mcp-proxy in front of server-filesystem', () => {
-  it('a denied write never reaches the server: the file is not written, the model reads the reason', async () => {
+  it('the recipe of docs/mcp.md: a denied write never reaches the server, the model reads the reason, the audit shows both', async () => {
     const root = box.path('fs-root');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(root, { recursive: true });
-    const { flags } = withConfig(
-      hookTable('PreToolUse', {
-        name: 'read-only',
-        matcher: '^mcp__fs__(write_file|edit_file|move_file|create_directory)$',
-        command: prints({ decision: 'block', reason: 'this filesystem is read-only' }),
-      }),
-    );
+    // The recipe's config.toml, as the page shows it.
+    const recipe = /```toml\n([\s\S]*?)```/.exec(
+      readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8'),
+    )?.[1];
+    expect(recipe).toContain('mcp__filesystem__');
+    const { flags } = withConfig(recipe ?? '');
     const auditFile = box.path('fs-audit.jsonl');
     const proxy = await connect([
       ...flags,
       '--audit',
       auditFile,
       '--name',
-      'fs',
+      'filesystem',
       '--',
       process.execPath,
       FILESYSTEM,
@@ -362,8 +361,8 @@ describe('mcp-proxy in front of server-filesystem', () => {
       .filter((record) => record['record'] === 'decision' && record['hook_event_name'] === 'PreToolUse')
       .map((record) => [toolOf.get(record['seq']), record['decision'], record['reason']]);
     expect(decisions).toStrictEqual([
-      ['mcp__fs__write_file', 'block', 'this filesystem is read-only'],
-      ['mcp__fs__list_directory', 'none', undefined],
+      ['mcp__filesystem__write_file', 'block', 'this filesystem is read-only'],
+      ['mcp__filesystem__list_directory', 'none', undefined],
     ]);
   });
 });
