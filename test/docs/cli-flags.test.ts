@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/helpers.js';
 
 const page = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
-const COMMANDS = ['run', 'validate', 'list', 'doctor', 'fire', 'replay', 'trust', 'import'];
+const COMMANDS = ['run', 'validate', 'list', 'doctor', 'fire', 'replay', 'trust', 'import', 'mcp-proxy'];
 
 const flagsIn = (text: string): Set<string> =>
   new Set([...text.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((m) => m[0]));
