@@ -120,12 +120,14 @@ module.exports = {
       'src/audit/',
       'src/chain/',
     ]),
+    // The framework adapters (cosh-hooks/langchain, …): a session's decisions read for one framework.
+    layer('adapters-layer', 'src/adapters/', ['src/events/', 'src/protocol/', 'src/output/', 'src/pipeline/']),
     {
       name: 'entry-points-on-top',
       severity: 'error',
-      comment: 'the CLI and the testing kit are entry points: no layer imports them',
-      from: { pathNot: '^src/(cli|testing)/' },
-      to: { path: '^src/(cli|testing)/' },
+      comment: 'the CLI, the testing kit and the framework adapters are entry points: no layer imports them',
+      from: { pathNot: '^src/(cli|testing|adapters)/' },
+      to: { path: '^src/(cli|testing|adapters)/' },
     },
     {
       name: 'product-imports-no-tests',

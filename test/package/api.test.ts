@@ -115,6 +115,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'results',
     'testDeps',
   ],
+  'cosh-hooks/langchain': ['LangChainHooksOptions', 'langchainHooks'],
+  'cosh-hooks/openai-agents': ['OpenAIAgentsHooks', 'OpenAIAgentsHooksOptions', 'openaiAgentsHooks'],
 };
 
 /** The source file of each entry point (package.json "exports" points at their build). */
@@ -123,6 +125,8 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'cosh-hooks/operators': 'operators/index.ts',
   'cosh-hooks/executors': 'src/executors.ts',
   'cosh-hooks/testing': 'src/testing/index.ts',
+  'cosh-hooks/langchain': 'src/adapters/langchain.ts',
+  'cosh-hooks/openai-agents': 'src/adapters/openai-agents.ts',
 };
 
 interface Exported {
