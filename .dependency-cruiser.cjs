@@ -121,7 +121,12 @@ module.exports = {
       'src/chain/',
     ]),
     // The framework adapters (cosh-hooks/langchain, …): a session's decisions read for one framework.
-    layer('adapters-layer', 'src/adapters/', ['src/events/', 'src/protocol/', 'src/output/', 'src/pipeline/']),
+    layer('adapters-layer', 'src/adapters/', [
+      'src/events/',
+      'src/protocol/',
+      'src/output/',
+      'src/pipeline/',
+    ]),
     {
       name: 'entry-points-on-top',
       severity: 'error',

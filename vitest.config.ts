@@ -18,6 +18,7 @@ const SLOW = [
   'test/reliability/*.property.test.ts',
   'test/integration/spawn-helper.test.ts',
   'test/package/consumer.test.ts',
+  'test/package/adapters-lc.test.ts',
   // Real processes for many seconds: persistent hooks recycling and backing off, deadlines against
   // slots and a blocked event loop, the Claude/Gemini compat fixtures, the audit file and OTLP export.
   'test/integration/persistent.test.ts',

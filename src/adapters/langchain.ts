@@ -202,13 +202,15 @@ export const langchainHooks = (options: LangChainHooksOptions): AgentMiddleware 
         throw error;
       }
       const after = await hooks.afterTool(toolCall.name, input, responseOf(result), toolCall.id);
+      // A withheld result is withheld whatever it was (a Command's state update too); a
+      // replacement can stand only for a ToolMessage (a Command is not something the model reads).
+      if (after.action === 'withhold') return refusal(request, after.reason);
       if (after.action === 'keep' || !ToolMessage.isInstance(result)) return result;
-      const content = after.action === 'withhold' ? after.reason : after.response;
+      const content = after.response;
       return new ToolMessage({
         content: typeof content === 'string' ? content : JSON.stringify(content),
         name: result.name ?? toolCall.name,
         tool_call_id: result.tool_call_id,
-        ...(after.action === 'withhold' ? { status: 'error' as const } : {}),
       });
     },
     afterAgent: {

@@ -40,9 +40,11 @@ import { agentHooks, asObject, type AgentHooksOptions, type ToolGate } from './a
 /** The options of `openaiAgentsHooks`: those of every adapter (docs/hosts.md). */
 export type OpenAIAgentsHooksOptions = AgentHooksOptions;
 
-/** A function tool of any context, parameters and result. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the framework's own tool types are `any`-parametrised
+// The framework's own generic defaults are `any`: a tool or agent of any context, input, output.
+/* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyFunctionTool = FunctionTool<any, any, any>;
+type AnyAgent = Agent<any, any>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** What the runner tells a tool's `invoke` about the call (not exported by the framework). */
 type ToolCallDetails = Parameters<AnyFunctionTool['invoke']>[2];
@@ -66,7 +68,7 @@ export interface OpenAIAgentsHooks {
    * SessionStart, UserPromptSubmit and Stop. A `RunState` input (resuming after an approval) sends
    * neither SessionStart nor UserPromptSubmit; a run that ends on an interruption sends no Stop.
    */
-  run<TAgent extends Agent<any, any>, TContext = undefined>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  run<TAgent extends AnyAgent, TContext = undefined>(
     agent: TAgent,
     input: string | AgentInputItem[] | RunState<TContext, TAgent>,
     options?: NonStreamRunOptions<TContext, TAgent> & { readonly runner?: Runner },
@@ -206,6 +208,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
 
   const tool = ((toolOptions: Parameters<typeof defineTool>[0]) => {
     const { execute } = toolOptions;
+    let name = toolOptions.name ?? execute.name;
     // The framework's tool() turns a thrown error into output for the model; PostToolUseFailure is
     // sent here, where the error is still an error, and then it goes on to that error function.
     const reporting = async (
@@ -221,11 +224,14 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
         );
       } catch (error) {
         markFailed(context, details?.toolCall?.callId);
-        await hooks.toolFailed(toolOptions.name ?? execute.name, input, error, details?.toolCall?.callId);
+        await hooks.toolFailed(name, input, error, details?.toolCall?.callId);
         throw error;
       }
     };
-    return guard(defineTool({ ...toolOptions, execute: reporting } as Parameters<typeof defineTool>[0]));
+    const made = defineTool({ ...toolOptions, execute: reporting } as Parameters<typeof defineTool>[0]);
+    // The name the model calls, as the framework normalised it.
+    name = made.name;
+    return guard(made);
   }) as typeof defineTool;
 
   const model = (inner: Model): Model => ({

@@ -184,6 +184,28 @@ describe('langchainHooks in createAgent', () => {
     expect(ran).toEqual(['cat secrets']);
     expect(toolMessages(result.messages).map((m) => [m.content, m.status])).toEqual([['secret', 'error']]);
     expect(JSON.stringify(model.calls[1]?.messages)).not.toContain('ran: cat secrets');
+
+    const replacing = createAgent({
+      model: scriptedModel('cat secrets'),
+      tools: [shellTool([])],
+      middleware: [
+        langchainHooks({
+          session: sessionOf({
+            PostToolUse: [
+              {
+                name: 'mask',
+                run: () => ({ hookSpecificOutput: { updated_tool_response: { masked: true } } }),
+              },
+            ],
+          }),
+          sessionId: 's1',
+        }),
+      ],
+    });
+    const replaced = await replacing.invoke({ messages: [new HumanMessage('read')] });
+    expect(toolMessages(replaced.messages).map((m) => [m.content, m.status])).toEqual([
+      ['{"masked":true}', undefined],
+    ]);
   });
 
   it('turns ask into a LangGraph interrupt in the humanInTheLoopMiddleware shape; approve runs, reject does not', async () => {

@@ -244,6 +244,19 @@ describe('openaiAgentsHooks in run()', () => {
     expect(toolOutputs(model).map(text)).toEqual(['secret']);
   });
 
+  it('replaces the result the model sees when PostToolUse gives updated_tool_response', async () => {
+    const model = scripted('cat secrets');
+    const session = sessionOf({
+      PostToolUse: [
+        { name: 'mask', run: () => ({ hookSpecificOutput: { updated_tool_response: 'masked' } }) },
+      ],
+    });
+    const { ran, agent, runner, hooks } = setup(session, model);
+    await hooks.run(agent, 'read', { runner });
+    expect(ran).toEqual(['cat secrets']);
+    expect(toolOutputs(model).map(text)).toEqual(['masked']);
+  });
+
   it('turns ask into the framework approval: an interruption; approve runs, reject does not', async () => {
     const ask: HookDefinitions = {
       PreToolUse: [{ name: 'confirm', run: () => ({ decision: 'ask', reason: 'sure?' }) }],

@@ -58,7 +58,13 @@ const run = (
 
 const output = (result: SpawnSyncReturns<string>): string => `${result.stdout}${result.stderr}`.trim();
 
-/** Every ```ts block of the README and docs/*.md, named after its page, as a file of the host. */
+/** An import of an agent framework: such a snippet is compiled where the framework is installed. */
+const FRAMEWORK_IMPORT = /from '(langchain|@langchain\/[^']+|@openai\/agents|ai|@ai-sdk\/[^']+)'/;
+
+/**
+ * Every ```ts block of the README and docs/*.md, named after its page, as a file of the host; but
+ * those that import an agent framework (test/package/adapters-lc.test.ts compiles them).
+ */
 const snippets = (): { name: string; code: string }[] => {
   const pages = [
     join(repo, 'README.md'),
@@ -71,7 +77,8 @@ const snippets = (): { name: string; code: string }[] => {
         name: `${basename(page, '.md')}-${i + 1}.ts`,
         code: match[1] ?? '',
       })),
-    );
+    )
+    .filter(({ code }) => !FRAMEWORK_IMPORT.test(code));
 };
 
 const HOST_TSCONFIG = {
