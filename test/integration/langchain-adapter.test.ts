@@ -337,6 +337,22 @@ describe('langchainHooks in createAgent', () => {
     expect(String(blocked.messages.at(-1)?.content)).toMatch(/^Prompt blocked: cosh-hooks: /);
   });
 
+  it('never runs a tool whose input the engine refuses (nested past 512 levels): the reason names it', async () => {
+    const ran: string[] = [];
+    let deep: Record<string, unknown> = { command: 'ls' };
+    for (let i = 0; i < 600; i++) deep = { deep };
+    const agent = createAgent({
+      model: fakeModel()
+        .respondWithTools([{ name: 'shell', args: deep, id: 'call-1' }])
+        .respond(new AIMessage('done')),
+      tools: [shellTool(ran)],
+      middleware: [langchainHooks({ session: sessionOf({}), sessionId: 's1' })],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage('list')] });
+    expect(ran).toEqual([]);
+    expect(toolMessages(result.messages)[0]?.content).toMatch(/^cosh-hooks: invalid event: .*512 levels/);
+  });
+
   it('drops a blocked prompt: the model is never called and Stop is not sent', async () => {
     const { seen, hooks } = recorder();
     const model = scriptedModel('ls');

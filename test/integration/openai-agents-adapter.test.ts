@@ -357,6 +357,19 @@ describe('openaiAgentsHooks in run()', () => {
     await expect(refused).rejects.toThrow(/^Input refused: cosh-hooks: /);
   });
 
+  it('never runs a tool whose input the engine refuses (nested past 512 levels): the reason names it', async () => {
+    let deep: Record<string, unknown> = { command: 'ls' };
+    for (let i = 0; i < 600; i++) deep = { deep };
+    const model = new ScriptedModel([
+      { call: { name: 'shell', args: deep, id: 'call-1' } },
+      { text: 'done' },
+    ]);
+    const { ran, agent, runner, hooks } = setup(sessionOf({}), model);
+    await hooks.run(agent, 'list', { runner });
+    expect(ran).toEqual([]);
+    expect(text(toolOutputs(model)[0])).toMatch(/^cosh-hooks: invalid event: .*512 levels/);
+  });
+
   it('refuses a blocked prompt with the framework error: the model is never called', async () => {
     const model = scripted('ls');
     const session = sessionOf({
