@@ -122,7 +122,7 @@ beforeAll(() => {
   bare = hostWith('bare', tarball, []);
 }, 1_200_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 describe('the adapters of the packed tarball', () => {
   it("compiles both host agents and the docs' framework snippets under strict NodeNext, zero errors in the host's or our code", () => {
