@@ -1,10 +1,10 @@
 // cosh-hooks/langchain against the real LangChain.js v1 agent loop (`createAgent`), driven by
-// LangChain's own scripted test model (`fakeModel` from @langchain/core/testing): no network.
+// LangChain's own scripted test model (`fakeModel` from @langchain/core/testing); fetch refused.
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { fakeModel } from '@langchain/core/testing';
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { createAgent, tool } from 'langchain';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { langchainHooks } from '../../src/adapters/langchain.js';
 import {
@@ -15,6 +15,20 @@ import {
   type HookEvent,
   type Session,
 } from '../../src/index.js';
+
+// Nothing may dial out (LangSmith tracing, a provider): fetch is refused and every attempt recorded.
+const realFetch = globalThis.fetch;
+const dialled: string[] = [];
+beforeAll(() => {
+  globalThis.fetch = ((url: unknown) => {
+    dialled.push(String(url));
+    return Promise.reject(new Error('no network in this test'));
+  }) as typeof fetch;
+});
+afterAll(() => {
+  globalThis.fetch = realFetch;
+  expect(dialled).toEqual([]);
+});
 
 const sessions: Session[] = [];
 afterEach(() => {
