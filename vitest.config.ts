@@ -19,6 +19,7 @@ const SLOW = [
   'test/integration/spawn-helper.test.ts',
   'test/package/consumer.test.ts',
   'test/package/adapters.test.ts',
+  'test/package/adapters-lc.test.ts',
   // Real processes for many seconds: persistent hooks recycling and backing off, deadlines against
   // slots and a blocked event loop, the Claude/Gemini compat fixtures, the audit file and OTLP export.
   'test/integration/persistent.test.ts',
@@ -27,6 +28,9 @@ const SLOW = [
   'test/cli/audit.test.ts',
   // The MCP proxy in front of the reference servers: each test starts a proxy and a server (seconds).
   'test/cli/mcp-proxy.test.ts',
+  // The agent frameworks' real loops: loading LangChain or OpenAI Agents alone takes some 6 s.
+  'test/integration/langchain-adapter.test.ts',
+  'test/integration/openai-agents-adapter.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
 ];

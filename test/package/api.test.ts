@@ -116,6 +116,8 @@ const API: Readonly<Record<string, readonly string[]>> = {
     'results',
     'testDeps',
   ],
+  'cosh-hooks/langchain': ['LangChainHooksOptions', 'langchainHooks'],
+  'cosh-hooks/openai-agents': ['OpenAIAgentsHooks', 'OpenAIAgentsHooksOptions', 'openaiAgentsHooks'],
 };
 
 /** The source file of each entry point (package.json "exports" points at their build). */
@@ -125,6 +127,8 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'cosh-hooks/executors': 'src/executors.ts',
   'cosh-hooks/testing': 'src/testing/index.ts',
   'cosh-hooks/ai-sdk': 'src/adapters/ai-sdk.ts',
+  'cosh-hooks/langchain': 'src/adapters/langchain.ts',
+  'cosh-hooks/openai-agents': 'src/adapters/openai-agents.ts',
 };
 
 interface Exported {
