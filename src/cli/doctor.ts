@@ -7,7 +7,7 @@ import { EVENT_NAMES, type EventName } from '../events/names.js';
 import type { EventInput } from '../events/codecs.js';
 import { createDispatcher, type Dispatcher, type DispatchResult } from '../pipeline/dispatch.js';
 import type { ObserverResultRecord } from '../audit/records.js';
-import { foreignWarningText } from './foreign-warnings.js';
+import { foreignWarningText } from './foreign-text.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
 import { registryOf } from '../registry/chain.js';
 import type { Hook, Registry } from '../registry/hook.js';
