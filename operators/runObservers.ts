@@ -4,6 +4,7 @@ import type { AuditEventIds, ObserverDroppedRecord, ObserverResultRecord } from 
 import type { HookEvent } from '../src/events/codecs.js';
 import type { HookDecision } from '../src/output/lines.js';
 import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
+import { failure } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
 import { runHook, type RunDeps } from '../src/chain/run-hook.js';
 import { translateDialect } from '../src/chain/translate-dialect.js';
@@ -75,6 +76,8 @@ interface Lane {
   drops: Drops | undefined;
   readonly waiting: Observation[];
   running: Subscription | undefined;
+  /** The event running and when it started: what an interruption records. */
+  current: { readonly observation: Observation; readonly startedAt: number } | undefined;
 }
 
 /**
@@ -89,7 +92,9 @@ interface Lane {
  * Observers of one event run concurrently with each other and with later events' chains. The
  * output completes once the observations have and every lane is empty; an error of the
  * observations (or of an observer's stream) is passed on at once, and unsubscribing cancels every
- * running observer.
+ * running observer. When `interrupt$` emits (the run is being stopped), every running observer is
+ * stopped and recorded as cut short (`observer_result`, outcome `signal`), every waiting event is
+ * reported as dropped, and the output completes: no observer run ends without a record.
  *
  * Written by hand (docs/performance.md, "Hand-written hot paths"): composed (`concatMap` into
  * tasks, `groupBy`, a lane's `map` and `connect` with two `concatMap`s) it cost about 2 µs per
@@ -104,7 +109,11 @@ interface Lane {
  * Example: `observations$.pipe(runObservers({ executor, scheduler }, 64))`
  */
 export const runObservers =
-  (deps: RunDeps, limit: number = DEFAULT_OBSERVER_QUEUE): OperatorFunction<Observation, ObserverRecord> =>
+  (
+    deps: RunDeps,
+    limit: number = DEFAULT_OBSERVER_QUEUE,
+    interrupt$?: Observable<unknown>,
+  ): OperatorFunction<Observation, ObserverRecord> =>
   (observations$) =>
     new Observable<ObserverRecord>((subscriber) => {
       const bound = Math.max(1, limit);
@@ -138,6 +147,7 @@ export const runObservers =
       const advance = (lane: Lane): void => {
         while (lane.running === undefined && lane.waiting.length > 0 && !subscriber.closed) {
           const observation = lane.waiting.shift() as Observation;
+          lane.current = { observation, startedAt: deps.scheduler.now() };
           // A DirectObserver is the subscription itself: closed once the run ended while subscribing.
           const run = runObserver(lane.hook, observation, deps).subscribe(
             new DirectObserver<ObserverResultRecord>({
@@ -145,6 +155,7 @@ export const runObservers =
               error: (error: unknown) => subscriber.error(error),
               complete: () => {
                 lane.held -= 1;
+                lane.current = undefined;
                 if (lane.running !== undefined) {
                   lane.running = undefined;
                   advance(lane);
@@ -179,7 +190,15 @@ export const runObservers =
       const laneOf = (hook: Hook): Lane => {
         let lane = lanes.get(hook);
         if (lane === undefined) {
-          lane = { hook, held: 0, total: 0, drops: undefined, waiting: [], running: undefined };
+          lane = {
+            hook,
+            held: 0,
+            total: 0,
+            drops: undefined,
+            waiting: [],
+            running: undefined,
+            current: undefined,
+          };
           lanes.set(hook, lane);
         }
         return lane;
@@ -211,6 +230,43 @@ export const runObservers =
           completeIfDone();
         },
       });
+      /**
+       * The run is being stopped (a signal, a lost stdout): each running observer is stopped and
+       * recorded as cut short, each waiting event counted as dropped, so that no observer run ends
+       * without a record. Then the output completes.
+       */
+      const interrupt = (): void => {
+        for (const lane of lanes.values()) {
+          const running = lane.current;
+          lane.running?.unsubscribe();
+          lane.running = undefined;
+          lane.current = undefined;
+          if (running !== undefined && !subscriber.closed)
+            subscriber.next(
+              observerResultRecord(
+                running.observation.ids,
+                lane.hook,
+                failure('signal', 'cut short: the run was stopped before the observer answered'),
+                running.startedAt,
+                deps.scheduler.now(),
+              ),
+            );
+          const waiting = lane.waiting.splice(0);
+          const batch = lane.drops;
+          lane.drops = undefined;
+          if (batch !== undefined && !subscriber.closed) report(lane, batch);
+          const first = waiting[0];
+          const last = waiting.at(-1);
+          if (first !== undefined && last !== undefined && !subscriber.closed) {
+            lane.total += waiting.length;
+            report(lane, { first, last, count: waiting.length });
+          }
+          lane.held = 0;
+        }
+        observationsDone = true;
+        if (!subscriber.closed) subscriber.complete();
+      };
+      if (interrupt$ !== undefined) subscriber.add(interrupt$.subscribe(interrupt));
       subscriber.add(fromObservations);
       observations$.subscribe(fromObservations);
       return () => {

@@ -4,7 +4,10 @@ import type { OutputLine } from '../output/lines.js';
 import type { Registry } from '../registry/hook.js';
 import { configNotes } from './config-notes.js';
 import { readInputText } from '../config/files.js';
-import { registryOf } from '../registry/chain.js';
+import { observersFor, registryOf } from '../registry/chain.js';
+import { describeThrown } from '../events/untrusted.js';
+import type { HookEvent } from '../events/codecs.js';
+import type { ObserverResultRecord } from '../audit/records.js';
 import { formatProblem, loadHooks, type ConfigProblem, type LoadResult } from '../config/index.js';
 import type { EventName } from '../events/names.js';
 import type { EventInput } from '../events/codecs.js';
@@ -12,7 +15,7 @@ import { parseJson } from '../events/untrusted.js';
 import { processExecutor } from '../exec/index.js';
 import { createDispatcher, type DispatchResult } from '../pipeline/dispatch.js';
 import { defaultDeps, type PipelineDeps } from '../pipeline/pipeline.js';
-import { dryRunHooks } from './doctor.js';
+import { dryRunHooks, observerRecords } from './doctor.js';
 import { buildFireEvent } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import {
@@ -21,6 +24,8 @@ import {
   formatDoctorSummary,
   formatDryRuns,
   formatFireResult,
+  formatObserverRuns,
+  type ObserverShown,
   formatProblemLines,
   formatValidationSummary,
   modeOf,
@@ -221,8 +226,12 @@ export const doctorCommand = async (
 ): Promise<number> => {
   const loaded = load(flags);
   const errors = errorsOf(loaded);
-  const runs = loaded.ok ? await dryRunHooks(loaded.registry, engineDeps(flags)) : [];
-  const healthy = errors.length + loaded.warnings.length === 0 && runs.every((run) => run.answered);
+  // Each sample's cwd is the folder `run` would run hooks in, so relative commands resolve as they will.
+  const cwd = toLoadOptions(flags, process.cwd()).workspace ?? process.cwd();
+  const runs = loaded.ok ? await dryRunHooks(loaded.registry, engineDeps(flags), cwd) : [];
+  const foreign = runs.flatMap((run) => (run.foreign === undefined ? [] : [run.foreign]));
+  const healthy =
+    errors.length + loaded.warnings.length === 0 && runs.every((run) => run.answered) && foreign.length === 0;
   if (flags.json === true) {
     const report = { ok: healthy, errors, warnings: loaded.warnings, hooks: runs };
     process.stdout.write(`${printableJson(JSON.stringify(report, null, 2))}\n`);
@@ -230,11 +239,23 @@ export const doctorCommand = async (
     const color = stdoutColor();
     const lines = formatProblemLines(errors.map(formatProblem), loaded.warnings.map(formatProblem), color);
     if (loaded.ok) lines.push(...formatDryRuns(runs, color));
-    lines.push(formatDoctorSummary(errors.length, loaded.warnings.length, runs, color));
+    // A hook without dialect answering in another agent's words: the warning `run` would print.
+    if (foreign.length > 0) lines.push('', ...formatProblemLines([], foreign, color));
+    lines.push(formatDoctorSummary(errors.length, loaded.warnings.length + foreign.length, runs, color));
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   return healthy ? EXIT.ok : EXIT.failed;
 };
+
+/** What `fire` shows of one observer's run (its record, without the event ids). */
+const observerShown = (record: ObserverResultRecord): ObserverShown => ({
+  name: record.hook,
+  source: record.source,
+  outcome: record.outcome,
+  ...(record.decision !== undefined && { decision: record.decision }),
+  duration_ms: record.duration_ms,
+  ...(record.message !== undefined && { message: record.message }),
+});
 
 export interface FireFlags extends ConfigFlags, ExecutionFlags {
   readonly tool?: string;
@@ -274,18 +295,27 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
   reportProblems(loaded);
   if (!loaded.ok) return EXIT.invalidConfig;
 
-  // `fire` shows the chain's answer; observers (docs/audit.md) would only be stopped on the way out.
-  const chains = registryOf((name) => loaded.registry[name].filter((hook) => hook.observe !== true));
-  const dispatcher = createDispatcher(chains, engineDeps(flags));
+  // `fire` shows the chain's answer, then what each observer (docs/audit.md) did with it.
+  // The event was built from the flags with the fields the matchers test (tool_name and the like).
+  const observers = observersFor(loaded.registry, built.value as unknown as HookEvent);
+  const dispatcher = createDispatcher(loaded.registry, engineDeps(flags));
+  const observed = observerRecords(
+    dispatcher,
+    observers.length,
+    Math.max(0, ...observers.map((hook) => hook.timeoutMs)) + 2_000,
+  );
   let interrupted: number | undefined;
   onStopSignals((status) => {
     interrupted = status;
     dispatcher.close();
   });
   let result: DispatchResult;
+  let ran: readonly ObserverResultRecord[] = [];
   try {
     // Built from the flags; the engine checks it like any event (an invalid one is `result.error`).
     result = await dispatcher.dispatch(built.value as EventInput);
+    // Observers run only after the decision of a valid event.
+    if (result.error === undefined) ran = await observed;
   } catch (error) {
     if (interrupted !== undefined) return interrupted;
     return fail(String(error));
@@ -301,6 +331,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
               event: redactJson(built.value),
               notifications: result.notifications,
               decision: result.decision,
+              ...(ran.length > 0 && { observers: ran.map(observerShown) }),
             },
             null,
             2,
@@ -319,7 +350,7 @@ export const fireCommand = async (eventName: EventName, flags: FireFlags): Promi
             const hook = loaded.registry[eventName].find((h) => h.name === name && h.source === source);
             return hook === undefined ? undefined : modeOf(hook);
           },
-        );
+        ) + formatObserverRuns(ran.map(observerShown), observers.length, stdoutColor());
   process.stdout.write(`${text}\n`);
   return EXIT.ok;
 };

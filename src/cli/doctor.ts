@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { filter, firstValueFrom, take, takeUntil, timer, toArray } from 'rxjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COSH_TOOL_NAMES } from '../config/checks.js';
 import { EVENT_NAMES, type EventName } from '../events/names.js';
 import type { EventInput } from '../events/codecs.js';
-import { createDispatcher, type DispatchResult } from '../pipeline/dispatch.js';
+import { createDispatcher, type Dispatcher, type DispatchResult } from '../pipeline/dispatch.js';
+import type { ObserverResultRecord } from '../audit/records.js';
+import { foreignWarningText } from './foreign-text.js';
 import type { PipelineDeps } from '../pipeline/pipeline.js';
 import { registryOf } from '../registry/chain.js';
 import type { Hook, Registry } from '../registry/hook.js';
@@ -31,6 +34,10 @@ export interface DryRun {
   readonly duration_ms?: number;
   /** What the answer means for a real event, in a sentence. */
   readonly meaning: string;
+  /** An observer (docs/audit.md): run after the sample's decision, as `run` runs it. */
+  readonly observer?: true;
+  /** A hook without dialect that answered in another agent's words: run's warning (docs/compat.md). */
+  readonly foreign?: string;
 }
 
 export const DOCTOR_SESSION = 'cosh-hooks-doctor';
@@ -46,9 +53,17 @@ const toolInput = (tool: string, scratch: string): Record<string, unknown> =>
     ? { command: 'echo cosh-hooks doctor' }
     : { absolute_path: join(scratch, 'sample.txt'), file_path: join(scratch, 'sample.txt') };
 
-/** A harmless event of `event` for `hook`, in `scratch`. */
-export const sampleEvent = (event: EventName, hook: Hook, scratch: string): Record<string, unknown> => {
-  const base = { hook_event_name: event, session_id: DOCTOR_SESSION, cwd: scratch };
+/**
+ * A harmless event of `event` for `hook`: its files in `scratch`, its `cwd` the folder `run` would
+ * run the hook in (default `scratch`), so that relative commands resolve as they will.
+ */
+export const sampleEvent = (
+  event: EventName,
+  hook: Hook,
+  scratch: string,
+  cwd: string = scratch,
+): Record<string, unknown> => {
+  const base = { hook_event_name: event, session_id: DOCTOR_SESSION, cwd };
   const tool = sampleTool(hook);
   switch (event) {
     case 'PreToolUse':
@@ -96,7 +111,11 @@ const alone = (event: EventName, hook: Hook): Registry => {
   return registryOf((name) => (name === event ? [only] : []));
 };
 
-const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | 'name' | 'source'> => {
+const meaningOf = (
+  event: EventName,
+  hook: Hook,
+  result: DispatchResult,
+): Omit<DryRun, 'event' | 'name' | 'source'> => {
   if (result.error !== undefined)
     return {
       started: false,
@@ -108,6 +127,9 @@ const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | '
   if (report === undefined)
     return { started: false, answered: false, outcome: 'not run', meaning: 'the engine did not run it' };
   const timing = report.duration_ms === undefined ? {} : { duration_ms: report.duration_ms };
+  // Another agent's words (an exit 2 with a reason is a failure that carries them too): run's warning.
+  const foreign =
+    report.foreign === undefined ? undefined : { foreign: foreignWarningText(event, report, hook) };
   if (report.outcome === 'ok') {
     const decision = report.decision ?? 'none';
     const why = result.decision.reason ?? result.decision.systemMessage;
@@ -119,7 +141,7 @@ const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | '
           : decision === 'allow'
             ? 'allows the sample'
             : 'no opinion (pass-through)';
-    return { started: true, answered: true, outcome: decision, ...timing, meaning };
+    return { started: true, answered: true, outcome: decision, ...timing, meaning, ...foreign };
   }
   const started = report.outcome !== 'spawn' && report.outcome !== 'queue_timeout';
   const onReal = hook.failClosed
@@ -131,11 +153,99 @@ const meaningOf = (hook: Hook, result: DispatchResult): Omit<DryRun, 'event' | '
     outcome: report.outcome,
     ...timing,
     meaning: `${report.message ?? report.outcome}; ${onReal}`,
+    ...foreign,
   };
 };
 
-/** Dry-runs every enabled hook of `registry`, in event and chain order. Never throws. */
-export const dryRunHooks = async (registry: Registry, deps: PipelineDeps): Promise<DryRun[]> => {
+/** What an observer's run on the sample means: it changes no decision, so a failure only loses its record. */
+const observerMeaning = (
+  record: ObserverResultRecord | undefined,
+): Omit<DryRun, 'event' | 'name' | 'source'> => {
+  if (record === undefined)
+    return {
+      started: false,
+      answered: false,
+      outcome: 'not run',
+      meaning: 'the engine did not run it',
+      observer: true,
+    };
+  const timing = { duration_ms: record.duration_ms };
+  if (record.outcome === 'ok')
+    return {
+      started: true,
+      answered: true,
+      outcome: record.decision ?? 'none',
+      ...timing,
+      meaning: 'observer: ran after the decision (its answer changes nothing)',
+      observer: true,
+    };
+  return {
+    started: record.outcome !== 'spawn' && record.outcome !== 'queue_timeout',
+    answered: false,
+    outcome: record.outcome,
+    ...timing,
+    meaning: `${record.message ?? record.outcome}; an observer's failure changes no decision, but what it records is lost`,
+    observer: true,
+  };
+};
+
+/**
+ * The first `count` observer records of `dispatcher` (what `fire` and `doctor` show), or those in
+ * by `waitMs` (an observer stuck past its own deadline). Subscribes at once: call it before
+ * dispatching, since records are built only while someone listens.
+ */
+export const observerRecords = (
+  dispatcher: Dispatcher,
+  count: number,
+  waitMs: number,
+): Promise<ObserverResultRecord[]> =>
+  count === 0
+    ? Promise.resolve([])
+    : firstValueFrom(
+        dispatcher.audit$.pipe(
+          filter((record): record is ObserverResultRecord => record.record === 'observer_result'),
+          take(count),
+          takeUntil(timer(waitMs)),
+          toArray(),
+        ),
+      );
+
+/** Dry-runs one hook with the sample; an observer is given the sample's decision and awaited. */
+const dryRunOne = async (
+  event: EventName,
+  hook: Hook,
+  deps: PipelineDeps,
+  sample: Record<string, unknown>,
+): Promise<Omit<DryRun, 'event' | 'name' | 'source'>> => {
+  const dispatcher = createDispatcher(alone(event, hook), deps);
+  const observed = observerRecords(
+    dispatcher,
+    hook.observe === true ? 1 : 0,
+    hook.timeoutMs + OBSERVER_GRACE_MS,
+  );
+  try {
+    // Built per event name above; the engine checks it like any event.
+    const result = await dispatcher.dispatch(sample as EventInput);
+    if (hook.observe !== true) return meaningOf(event, hook, result);
+    return observerMeaning((await observed)[0]);
+  } finally {
+    dispatcher.close();
+  }
+};
+
+/** How long past its own timeout an observer is waited for (its process is then stopped with the run). */
+const OBSERVER_GRACE_MS = 2_000;
+
+/**
+ * Dry-runs every enabled hook of `registry`, observers included, in event and chain order. Each
+ * sample's `cwd` is `cwd` (the folder `run` would run hooks in; default the scratch folder).
+ * Never throws.
+ */
+export const dryRunHooks = async (
+  registry: Registry,
+  deps: PipelineDeps,
+  cwd?: string,
+): Promise<DryRun[]> => {
   const scratch = mkdtempSync(join(tmpdir(), 'cosh-hooks-doctor-'));
   const runs: DryRun[] = [];
   try {
@@ -143,12 +253,12 @@ export const dryRunHooks = async (registry: Registry, deps: PipelineDeps): Promi
     for (const event of EVENT_NAMES) {
       for (const hook of registry[event]) {
         if (!hook.enabled) continue;
-        const dispatcher = createDispatcher(alone(event, hook), deps);
         const id = { event, name: hook.name, source: hook.source };
         try {
-          // Built per event name above; the engine checks it like any event.
-          const result = await dispatcher.dispatch(sampleEvent(event, hook, scratch) as EventInput);
-          runs.push({ ...id, ...meaningOf(hook, result) });
+          runs.push({
+            ...id,
+            ...(await dryRunOne(event, hook, deps, sampleEvent(event, hook, scratch, cwd))),
+          });
         } catch (error) {
           runs.push({
             ...id,
@@ -157,8 +267,6 @@ export const dryRunHooks = async (registry: Registry, deps: PipelineDeps): Promi
             outcome: 'error',
             meaning: describeThrown(error),
           });
-        } finally {
-          dispatcher.close();
         }
       }
     }

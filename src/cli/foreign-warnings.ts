@@ -1,30 +1,14 @@
 import type { OutputLine } from '../output/lines.js';
 import type { HookReport } from '../protocol/aggregate.js';
-import { redactText } from '../protocol/redact/index.js';
 import { EVENT_NAMES } from '../events/names.js';
 import type { Hook, Registry } from '../registry/hook.js';
 import { formatProblemLines } from './format.js';
+import { foreignWarningText } from './foreign-text.js';
 
 /**
  * `run`'s warning for a hook without `dialect` that answered in another agent's words (docs/compat.md):
  * once per hook, the first time, naming where it is configured and what its words were read as.
  */
-
-/** Where a hook is configured: `file:line` when known, else its source. */
-const whereOf = (report: HookReport, hook: Hook | undefined): string => {
-  const origin = hook?.kind === 'command' ? hook.origin : undefined;
-  if (origin === undefined) return report.source;
-  return origin.line === undefined ? origin.file : `${origin.file}:${origin.line}`;
-};
-
-/** The warning's text for one report that carries `foreign`. Pure. */
-export const foreignWarningText = (event: string, report: HookReport, hook: Hook | undefined): string => {
-  const read = report.decision ?? 'no opinion';
-  return redactText(
-    `${whereOf(report, hook)}: hook "${report.name}" (${event}, no dialect) answered in another agent's words, ` +
-      `read as ${read}: ${report.foreign ?? ''}`,
-  );
-};
 
 const findHook = (registry: Registry, report: HookReport): Hook | undefined => {
   for (const event of EVENT_NAMES) {

@@ -390,6 +390,37 @@ export const formatFireResult = (
     formatDecision(decision, color),
   ].join('\n\n');
 
+/** One observer's run as `fire` shows it (docs/audit.md, `observer_result`). */
+export interface ObserverShown {
+  readonly name: string;
+  readonly source: string;
+  readonly outcome: string;
+  readonly decision?: string;
+  readonly duration_ms: number;
+  readonly message?: string;
+}
+
+/** `fire`: after the decision, a line per observer that ran, and how many did not report in time. */
+export const formatObserverRuns = (
+  runs: readonly ObserverShown[],
+  expected: number,
+  color: boolean,
+): string => {
+  if (expected === 0) return '';
+  const p = palette(color);
+  const lines = runs.map((run) => {
+    const what =
+      run.outcome === 'ok'
+        ? `ok${run.decision === undefined ? '' : ` (answered ${run.decision}, changes nothing)`}`
+        : p.magenta(run.outcome);
+    const why = run.message === undefined ? '' : `: ${printableLine(redactText(run.message))}`;
+    return `observer ${printableLine(run.name)}: ${what}, ${run.duration_ms} ms${why}`;
+  });
+  if (runs.length < expected)
+    lines.push(p.yellow(`${expected - runs.length} observer(s) did not report in time`));
+  return `\n\n${lines.join('\n')}`;
+};
+
 /** `doctor`: one table row per dry-run hook: starts, answers, outcome, time, meaning. */
 export const formatDryRuns = (runs: readonly DryRun[], color: boolean): string[] => {
   const p = palette(color);
@@ -398,7 +429,7 @@ export const formatDryRuns = (runs: readonly DryRun[], color: boolean): string[]
     ['event', 'hook', 'source', 'starts', 'answers', 'outcome', 'time', 'meaning'],
     ...runs.map((run) => [
       run.event,
-      printableLine(run.name),
+      run.observer === true ? `${printableLine(run.name)} (observer)` : printableLine(run.name),
       printableLine(run.source),
       run.started ? 'yes' : 'no',
       run.answered ? 'yes' : 'no',

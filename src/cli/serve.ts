@@ -120,7 +120,9 @@ export const serve = (
     io.stdout.write('', (error) => settle(error === null || error === undefined ? 0 : 1));
   };
 
-  const streams = hookPipeline(registry, deps, options)(input);
+  // Told before a stop, so that observers cut short still leave their audit records.
+  const interrupt = new Subject<void>();
+  const streams = hookPipeline(registry, deps, { ...options, interrupt$: interrupt })(input);
   // Subscribed before the outputs, so that records are built from the first event on.
   const audit = options.onAudit === undefined ? undefined : streams.audit$.subscribe(options.onAudit);
   const subscription = streams.output$.subscribe({
@@ -137,6 +139,7 @@ export const serve = (
     if (settled) return;
     // Reading stops for good: an open stdin must not keep the process alive after the answer.
     io.stdin.destroy();
+    interrupt.next();
     subscription.unsubscribe();
     audit?.unsubscribe();
     settle(status);

@@ -84,6 +84,11 @@ export interface PipelineOptions {
    * Default 64.
    */
   readonly observerQueue?: number;
+  /**
+   * Emits when the host is about to stop the run (a signal): observers still running are stopped
+   * and recorded as cut short, waiting ones as dropped (docs/audit.md), before the host unsubscribes.
+   */
+  readonly interrupt$?: Observable<unknown>;
   /** `event_received` audit records carry the event's `tool_input` and `prompt`, redacted. Default false. */
   readonly auditContent?: boolean;
   /**
@@ -325,7 +330,7 @@ export const hookPipeline =
       return merge<(OutputLine | AuditRecord)[]>(
         records,
         (options.auditNotes ?? EMPTY).pipe(takeUntil(ended)),
-        observations.pipe(runObservers(runDeps, options.observerQueue)),
+        observations.pipe(runObservers(runDeps, options.observerQueue, options.interrupt$)),
         lines$,
       ).pipe(
         concatWith(

@@ -61,6 +61,23 @@ describe('runObservers', () => {
     });
   });
 
+  it('interrupt$: the running observer is recorded as cut short, the waiting events as dropped, then it completes', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const o = cold('-----o|', { o: results.none() });
+      const observers = [commandHook('o', { observe: true })];
+      const at = (seq: number) => observation(seq, observers);
+      const e1 = hot('  abc----------|', { a: at(1), b: at(2), c: at(3) });
+      const stop = hot('---s', { s: undefined });
+      const expected = '---(Ad|)';
+      expectObservable(
+        e1.pipe(runObservers({ executor: fakeExecutor({ o }), scheduler }, 8, stop), map(brief)),
+      ).toBe(expected, { A: 'o 1 signal@0-3', d: 'o 2-3 dropped 2 (2 in all)/8' });
+      expectSubscriptions(o.subscriptions).toBe('^--!');
+      expectSubscriptions(e1.subscriptions).toBe('^--!');
+    });
+  });
+
   it('a burst of drops is one record, given when the lane next takes an event', () => {
     const scheduler = createTestScheduler();
     scheduler.run(({ hot, cold, expectObservable }) => {
