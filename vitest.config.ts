@@ -24,6 +24,7 @@ const SLOW = [
   'test/integration/hook-time.test.ts',
   'test/cli/compat.test.ts',
   'test/cli/audit.test.ts',
+  'test/cli/audit-stderr.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
 ];

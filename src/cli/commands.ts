@@ -35,7 +35,7 @@ import type { AuditRecord } from '../audit/records.js';
 import { followConfiguration } from './follow.js';
 import { foreignWarnings } from './foreign-warnings.js';
 import { useColor } from './style.js';
-import { onStopSignals } from './terminal.js';
+import { abandonPendingWrites, onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
 
 /** Exit statuses (spec §6): 2 is reserved for an invalid configuration. */
@@ -145,11 +145,17 @@ const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promi
   }
   if (outputs.file !== undefined) {
     const tally = await outputs.file.close();
-    if (tally.dropped > 0 || tally.error !== undefined) {
+    const why = [
+      ...(tally.error === undefined ? [] : [printableLine(tally.error)]),
+      ...(tally.gaveUpAfterMs === undefined ? [] : [`still waiting after ${tally.gaveUpAfterMs} ms`]),
+    ];
+    if (tally.dropped > 0 || why.length > 0) {
       process.stderr.write(
-        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${tally.error === undefined ? '' : ` (${printableLine(tally.error)})`}\n`,
+        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${why.length === 0 ? '' : ` (${why.join('; ')})`}\n`,
       );
     }
+    // The write still pending would hold the process until it ends: it ends without waiting for it.
+    if (tally.gaveUpAfterMs !== undefined) abandonPendingWrites();
   }
 };
 
