@@ -23,6 +23,14 @@ export const AUDIT_BUFFER_BYTES = 16 * 1024 * 1024;
 /** How long the end of a run waits for audit lines still waiting, as it waits for the OTLP collector. */
 export const AUDIT_END_MS = 5000;
 
+/**
+ * Least time between two writes: at most ten a second, however fast events come. Each write wakes
+ * the engine (a file's write is a hand-off to libuv's thread pool, and its end is another wake-up);
+ * one per event cost more CPU than building and encoding the event's records (docs/performance.md,
+ * row 11). Records wait at most this long; the end of a run does not wait for it.
+ */
+export const AUDIT_WRITE_INTERVAL_MS = 100;
+
 const SEPARATORS = /[\u2028\u2029]/g;
 const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
 
@@ -72,7 +80,7 @@ export const streamTarget = (stream: NodeJS.WritableStream): ChunkTarget => {
 };
 
 const auditFile = (target: ChunkTarget): AuditFile => {
-  const sink = lineSink(target, { bound: AUDIT_BUFFER_BYTES });
+  const sink = lineSink(target, { bound: AUDIT_BUFFER_BYTES, minIntervalMs: AUDIT_WRITE_INTERVAL_MS });
   return {
     write: (record) => sink.write(`${encodeAuditRecord(record)}\n`),
     close: () => sink.close(AUDIT_END_MS),
