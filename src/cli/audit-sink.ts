@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { describeThrown } from '../events/untrusted.js';
 
 /**
  * The writer behind `run --audit`, whatever the target: the lines of one event-loop turn become
- * one write, at most one write is in flight, lines wait in memory up to a bound and are dropped
- * (and counted) past it, and the end of a run waits for them a bounded time.
+ * one write, at most one write is in flight and writes start at least `minIntervalMs` apart, lines
+ * wait in memory up to a bound and are dropped (and counted) past it, and the end of a run waits
+ * for them a bounded time.
  */
 
 /** Where batches of lines go, one at a time: a file we opened, or stderr. */
@@ -40,9 +42,15 @@ export type EndOfTurn = (flush: () => void) => void;
 export interface LineSinkOptions {
   /** Characters that may wait for the target (queued and in flight) before lines are dropped. */
   readonly bound: number;
+  /**
+   * Least time between the starts of two writes (default 0: one write per turn). Lines that come
+   * sooner wait for the next write: while events come faster than this, many share one write.
+   */
+  readonly minIntervalMs?: number;
   readonly endOfTurn?: EndOfTurn;
-  /** Timers for `close`'s bound (a test's fake clock). */
+  /** Timers and clock (milliseconds) for the interval and `close`'s bound; a test's fake ones. */
   readonly setTimer?: (run: () => void, ms: number) => () => void;
+  readonly now?: () => number;
 }
 
 const realTimer = (run: () => void, ms: number): (() => void) => {
@@ -53,6 +61,13 @@ const realTimer = (run: () => void, ms: number): (() => void) => {
 export const lineSink = (target: ChunkTarget, options: LineSinkOptions): LineSink => {
   const endOfTurn = options.endOfTurn ?? setImmediate;
   const setTimer = options.setTimer ?? realTimer;
+  const now = options.now ?? performance.now.bind(performance);
+  const interval = options.minIntervalMs ?? 0;
+  let lastWrite = Number.NEGATIVE_INFINITY;
+  /** Cancels the timer of a flush waiting for the interval. */
+  let cancelDue: (() => void) | undefined;
+  /** Set by `close`: what is queued goes out at the end of the turn, without waiting for the interval. */
+  let hurry = false;
   let queued = '';
   let queuedLines = 0;
   let flying = 0;
@@ -88,7 +103,9 @@ export const lineSink = (target: ChunkTarget, options: LineSinkOptions): LineSin
 
   const flush = () => {
     scheduled = false;
+    cancelDue = undefined;
     if (inFlight || queuedLines === 0 || finished) return;
+    if (interval > 0) lastWrite = now();
     const chunk = queued;
     inFlight = true;
     flying = chunk.length;
@@ -101,7 +118,9 @@ export const lineSink = (target: ChunkTarget, options: LineSinkOptions): LineSin
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    endOfTurn(flush);
+    const wait = hurry || interval === 0 ? 0 : lastWrite + interval - now();
+    if (wait <= 0) endOfTurn(flush);
+    else cancelDue = setTimer(flush, wait);
   }
 
   return {
@@ -143,6 +162,12 @@ export const lineSink = (target: ChunkTarget, options: LineSinkOptions): LineSin
             settle(false);
           });
         };
+        hurry = true;
+        if (cancelDue !== undefined) {
+          cancelDue();
+          cancelDue = undefined;
+          scheduled = false;
+        }
         if (!inFlight && queuedLines === 0) idle();
         else if (!inFlight) schedule();
       });

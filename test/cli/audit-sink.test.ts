@@ -83,6 +83,47 @@ describe('lineSink', () => {
     expect(await sink.close(1000)).toEqual({ dropped: 0 });
   });
 
+  it('writes start at least the interval apart: lines that come sooner share the next write; the end does not wait', async () => {
+    const held = heldTarget(true);
+    let clock = 0;
+    const due: { at: number; run: () => void }[] = [];
+    const sink = lineSink(held.target, {
+      bound: 1000,
+      minIntervalMs: 10,
+      now: () => clock,
+      setTimer: (run, ms) => {
+        const timer = { at: clock + ms, run };
+        due.push(timer);
+        return () => due.splice(due.indexOf(timer), 1);
+      },
+    });
+    sink.write(line(1));
+    await turn();
+    expect(held.chunks).toEqual([line(1)]); // the first write goes out at the end of its turn
+    await turn(); // its completion
+    clock = 4;
+    sink.write(line(2));
+    await turn();
+    clock = 7;
+    sink.write(line(3));
+    await turn();
+    expect(held.chunks).toEqual([line(1)]);
+    expect(due.map((timer) => timer.at)).toEqual([10]);
+    clock = 10;
+    due.shift()!.run();
+    expect(held.chunks).toEqual([line(1), line(2) + line(3)]);
+    await turn();
+    clock = 12;
+    sink.write(line(4));
+    await turn();
+    expect(due.map((timer) => timer.at)).toEqual([20]);
+    const closed = sink.close(1000); // the queued line goes out now, and its timer is cancelled
+    expect(due.map((timer) => timer.at)).toEqual([1012]); // only the end's own bound
+    expect(await closed).toEqual({ dropped: 0 });
+    expect(due).toEqual([]);
+    expect(held.chunks).toEqual([line(1), line(2) + line(3), line(4)]);
+  });
+
   it('loses nothing up to the bound while the target is blocked', async () => {
     const held = heldTarget();
     const sink = lineSink(held.target, { bound: 100 });
