@@ -31,6 +31,7 @@ const SLOW = [
   // The agent frameworks' real loops: loading LangChain or OpenAI Agents alone takes some 6 s.
   'test/integration/langchain-adapter.test.ts',
   'test/integration/openai-agents-adapter.test.ts',
+  'test/cli/audit-stderr.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
 ];

@@ -143,3 +143,25 @@ export const waitFor = async (check: () => boolean, withinMs: number): Promise<b
   }
   return check();
 };
+
+/**
+ * CPU time a process has used so far, in nanoseconds: the sum over its threads (the main thread,
+ * libuv's thread pool, V8's) of /proc/<pid>/task/<tid>/schedstat. Nanosecond resolution, where
+ * /proc/<pid>/stat counts clock ticks; threads that already ended are not counted. Undefined once
+ * the process is gone.
+ */
+export const cpuNs = (pid: number): number | undefined => {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // a thread that ended between the listing and the read
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return total;
+};

@@ -12,6 +12,7 @@ import { describeMachine, loadAverage } from './machine.js';
 import type { Context, Measurement } from './measurement.js';
 import { measureMcpProxy } from './mcp-proxy.js';
 import { measureNoHook } from './no-hook.js';
+import { measurePacedAudit } from './paced-audit.js';
 import { measurePerHook } from './per-hook.js';
 import { measurePersistent } from './persistent.js';
 import { measureHeap } from './heap.js';
@@ -34,6 +35,7 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '10': measureColdStart,
   '11': measureAiSdk,
   '12': measureMcpProxy,
+  '13': measurePacedAudit,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]

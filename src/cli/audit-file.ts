@@ -1,23 +1,35 @@
-import { closeSync, createWriteStream, fstatSync, openSync, constants, type WriteStream } from 'node:fs';
+import { close, closeSync, fstatSync, openSync, constants, write } from 'node:fs';
 import type { AuditRecord } from '../audit/records.js';
 import { describeThrown } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
+import { lineSink, type ChunkTarget, type SinkTally } from './audit-sink.js';
 
 /** Where `run --audit` writes: records as JSON lines, never waiting, bounded in memory. */
 export interface AuditFile {
   readonly write: (record: AuditRecord) => void;
-  /** Ends the file (stderr is left open) once every line is written; says what was lost. */
+  /**
+   * Ends the file (stderr is left open) once every line is written, waiting at most
+   * `AUDIT_END_MS`; says what was lost.
+   */
   readonly close: () => Promise<AuditFileTally>;
 }
 
-export interface AuditFileTally {
-  /** Records not written: the file's buffer was full (a disk slower than the engine) or writing failed. */
-  readonly dropped: number;
-  readonly error?: string;
-}
+/** Records not written (the buffer was full, a write failed, or the end gave up), and why. */
+export type AuditFileTally = SinkTally;
 
-/** Past this many bytes waiting for the disk, records are dropped (and counted) rather than queued. */
+/** Past this many characters waiting for the disk or stderr, records are dropped (and counted) rather than queued. */
 export const AUDIT_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** How long the end of a run waits for audit lines still waiting, as it waits for the OTLP collector. */
+export const AUDIT_END_MS = 5000;
+
+/**
+ * Least time between two writes: at most ten a second, however fast events come. Each write wakes
+ * the engine (a file's write is a hand-off to libuv's thread pool, and its end is another wake-up);
+ * one per event cost more CPU than building and encoding the event's records (docs/performance.md,
+ * row 11). Records wait at most this long; the end of a run does not wait for it.
+ */
+export const AUDIT_WRITE_INTERVAL_MS = 100;
 
 const SEPARATORS = /[\u2028\u2029]/g;
 const escapeSeparator = (char: string): string => (char === '\u2028' ? '\\u2028' : '\\u2029');
@@ -36,30 +48,42 @@ export const encodeAuditRecord = (record: AuditRecord): string => {
   }
 };
 
-const sink = (stream: NodeJS.WritableStream & { writableLength: number }, owned: boolean): AuditFile => {
-  let dropped = 0;
-  let error: string | undefined;
-  stream.on('error', (cause: unknown) => {
-    error ??= describeThrown(cause);
-  });
+/** A file descriptor we opened: each chunk written whole (a short write continues), then closed. */
+export const fdTarget = (fd: number): ChunkTarget => ({
+  write: (chunk, done) => {
+    const bytes = Buffer.from(chunk, 'utf8');
+    const from = (offset: number) =>
+      write(fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+        if (error !== null) done(error);
+        else if (offset + written < bytes.length) from(offset + written);
+        else done();
+      });
+    from(0);
+  },
+  end: (done) => close(fd, () => done()),
+});
+
+/** A stream we do not own (stderr): written to, never ended. */
+export const streamTarget = (stream: NodeJS.WritableStream): ChunkTarget => {
+  // A failed write (EPIPE) is also emitted as 'error': without a listener it would end the process.
+  stream.on('error', () => undefined);
   return {
-    write: (record) => {
-      if (error !== undefined || stream.writableLength > AUDIT_BUFFER_BYTES) {
-        dropped += 1;
-        return;
+    write: (chunk, done) => {
+      try {
+        stream.write(chunk, (error) => done(error));
+      } catch (error) {
+        done(error);
       }
-      stream.write(`${encodeAuditRecord(record)}\n`);
     },
-    close: () =>
-      new Promise<AuditFileTally>((resolve) => {
-        const done = () => resolve({ dropped, ...(error !== undefined && { error }) });
-        if (!owned || error !== undefined) {
-          if (owned) done();
-          else stream.write('', () => done());
-          return;
-        }
-        (stream as WriteStream).end(() => done());
-      }),
+    end: (done) => done(),
+  };
+};
+
+const auditFile = (target: ChunkTarget): AuditFile => {
+  const sink = lineSink(target, { bound: AUDIT_BUFFER_BYTES, minIntervalMs: AUDIT_WRITE_INTERVAL_MS });
+  return {
+    write: (record) => sink.write(`${encodeAuditRecord(record)}\n`),
+    close: () => sink.close(AUDIT_END_MS),
   };
 };
 
@@ -68,11 +92,8 @@ const sink = (stream: NodeJS.WritableStream & { writableLength: number }, owned:
  * appended to. A FIFO, a device or a folder is refused before anything runs: writing to it could
  * block the engine or go nowhere.
  */
-export const openAuditFile = (
-  target: string,
-  stderr: NodeJS.WritableStream & { writableLength: number },
-): Result<AuditFile, string> => {
-  if (target === '-') return ok(sink(stderr, false));
+export const openAuditFile = (target: string, stderr: NodeJS.WritableStream): Result<AuditFile, string> => {
+  if (target === '-') return ok(auditFile(streamTarget(stderr)));
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO without a reader must fail at once, not hang the run.
@@ -93,5 +114,5 @@ export const openAuditFile = (
     closeSync(fd);
     return err(`--audit ${target}: ${describeThrown(error)}`);
   }
-  return ok(sink(createWriteStream('', { fd, flags: 'a' }), true));
+  return ok(auditFile(fdTarget(fd)));
 };

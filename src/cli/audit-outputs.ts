@@ -4,6 +4,7 @@ import { describeThrown } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
 import { openAuditFile, type AuditFile } from './audit-file.js';
 import { printableLine } from './format.js';
+import { abandonPendingWrites } from './terminal.js';
 
 /**
  * Where a command's audit records go (`run`, `mcp-proxy`): the `--audit` file and the OTLP
@@ -72,10 +73,16 @@ export const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean)
   }
   if (outputs.file !== undefined) {
     const tally = await outputs.file.close();
-    if (tally.dropped > 0 || tally.error !== undefined) {
+    const why = [
+      ...(tally.error === undefined ? [] : [printableLine(tally.error)]),
+      ...(tally.gaveUpAfterMs === undefined ? [] : [`still waiting after ${tally.gaveUpAfterMs} ms`]),
+    ];
+    if (tally.dropped > 0 || why.length > 0) {
       process.stderr.write(
-        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${tally.error === undefined ? '' : ` (${printableLine(tally.error)})`}\n`,
+        `cosh-hooks: --audit: ${tally.dropped} record(s) not written${why.length === 0 ? '' : ` (${why.join('; ')})`}\n`,
       );
     }
+    // The write still pending would hold the process until it ends: it ends without waiting for it.
+    if (tally.gaveUpAfterMs !== undefined) abandonPendingWrites();
   }
 };

@@ -32,19 +32,34 @@ export const watchStdout = (onFailure: () => void = () => undefined): void => {
 /** Whether a write to stdout failed (see `watchStdout`). */
 export const stdoutHasFailed = (): boolean => stdoutFailed;
 
+/** Set once the end of a run gave up on a write (a stderr nobody reads, a disk that hangs). */
+let writesAbandoned = false;
+
+/**
+ * Says a write will never finish (the audit's end gave up on it): such a write holds the process
+ * for as long as it waits, so `exitWhenIdle` then exits at once instead of waiting for idle.
+ */
+export const abandonPendingWrites = (): void => {
+  writesAbandoned = true;
+};
+
 /**
  * Ends the process with `status` once it is idle, rather than with `process.exit`: queued stdout
  * is written first, and a cancelled hook's group still gets its SIGKILL (the executor keeps a
  * referenced timer for it, a few hundred milliseconds). Should anything else hold the process,
- * it exits anyway after a short while, killing first whatever hook group is still owned.
+ * it exits anyway after a short while (at once after `abandonPendingWrites`), killing first
+ * whatever hook group is still owned.
  */
 export const exitWhenIdle = (status: number): void => {
   const final = () => (stdoutFailed ? 1 : status);
   process.exitCode = final();
-  setTimeout(() => {
-    killOwnedGroupsNow();
-    process.exit(final());
-  }, FORCE_EXIT_MS).unref();
+  setTimeout(
+    () => {
+      killOwnedGroupsNow();
+      process.exit(final());
+    },
+    writesAbandoned ? 0 : FORCE_EXIT_MS,
+  ).unref();
 };
 
 /** The signals that stop `run` and `fire` (spec §6): a closing terminal, Ctrl-C, Ctrl-\, kill. */
