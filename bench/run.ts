@@ -12,6 +12,7 @@ import type { Context, Measurement } from './measurement.js';
 import { measureNoHook } from './no-hook.js';
 import { measurePerHook } from './per-hook.js';
 import { measurePersistent } from './persistent.js';
+import { measurePerSession } from './per-session.js';
 import { measureHeap } from './heap.js';
 import { measureTimeout } from './timeout.js';
 import { markdownTable, verdictOf, type Row } from './report.js';
@@ -30,11 +31,12 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '8': measurePersistent,
   '9': measureAudit,
   '10': measureColdStart,
+  '11': measurePerSession,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]
   --quick      fewer iterations (under 30 s); results go to bench/results/latest-quick.json
-  --only LIST  run only these measurements (1-5, 7-10, comma-separated; memory is in npm run soak);
+  --only LIST  run only these measurements (1-5, 7-11, comma-separated; memory is in npm run soak);
                results go to bench/results/latest-partial.json
 Only a full run (neither flag) writes bench/results/latest.json.`;
 
