@@ -34,6 +34,8 @@ const SLOW = [
   'test/cli/audit-stderr.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
+  // Six runs of the built command line and library, each checking what it loaded.
+  'test/cli/lazy-loads.test.ts',
 ];
 
 export default defineConfig({

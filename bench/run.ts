@@ -15,6 +15,7 @@ import { measureNoHook } from './no-hook.js';
 import { measurePacedAudit } from './paced-audit.js';
 import { measurePerHook } from './per-hook.js';
 import { measurePersistent } from './persistent.js';
+import { measurePerSession } from './per-session.js';
 import { measureHeap } from './heap.js';
 import { measureTimeout } from './timeout.js';
 import { markdownTable, verdictOf, type Row } from './report.js';
@@ -36,6 +37,7 @@ const MEASUREMENTS: Readonly<Record<string, Measurement>> = {
   '11': measureAiSdk,
   '12': measureMcpProxy,
   '13': measurePacedAudit,
+  '14': measurePerSession,
 };
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only 1,3]

@@ -1,8 +1,7 @@
 import {
-  concatMap,
   defer,
-  filter,
   finalize,
+  from,
   groupBy,
   mergeMap,
   Subject,
@@ -10,12 +9,21 @@ import {
   type ObservableInput,
   type OperatorFunction,
 } from 'rxjs';
+import { concatMapInline } from './concatMapInline.js';
+
+/**
+ * Idle keys whose group stays open: a key that comes back soon (a session's next event) reuses its
+ * group instead of building one per item; when this many are idle, they are closed, so an endless
+ * stream of short-lived keys holds memory for this many at most.
+ */
+const IDLE_GROUPS = 1024;
 
 /**
  * Like `concatMap`, but serialized per key only: items with the same key are projected one after
- * another, in order; items with different keys may overlap. A key's group is closed as soon as it
- * has nothing queued or running, so an endless stream of short-lived keys (sessions) holds no
- * memory for finished ones.
+ * another, in order; items with different keys may overlap. Each key's items go through
+ * `concatMapInline`, so an answer that is an array is emitted in place. A key whose group has nothing
+ * queued or running keeps it for its next item; when 1,024 keys are idle their groups are closed, so
+ * an endless stream of short-lived keys (sessions) holds memory for that many at most.
  *
  * ```
  * input:   -a-b-c-------|     a = a1, b = b1, c = a2 (key = first letter: a1 and a2 share one)
@@ -33,21 +41,37 @@ export const concatMapByKey =
   <T, R>(keyOf: (item: T) => string, project: (item: T) => ObservableInput<R>): OperatorFunction<T, R> =>
   (source) =>
     defer(() => {
-      const pending = new Map<string, number>();
-      const idle = new Subject<string>();
+      /** Per key with a group: its items queued or running, and what closes the group. */
+      const groups = new Map<string, { pending: number; readonly close: Subject<void> }>();
+      /** Keys whose group is open with nothing queued or running, the longest idle first. */
+      const idle = new Set<string>();
       const done = (key: string) => {
-        const left = (pending.get(key) ?? 1) - 1;
-        if (left > 0) pending.set(key, left);
-        else {
-          pending.delete(key);
-          idle.next(key);
+        const group = groups.get(key);
+        if (group === undefined || --group.pending > 0) return;
+        // Closed all at once, not one by one: the others, never this key, which may still be
+        // emitting the answer that made it idle.
+        if (idle.size >= IDLE_GROUPS) {
+          for (const other of idle) groups.get(other)?.close.next();
+          for (const other of idle) groups.delete(other);
+          idle.clear();
         }
+        idle.add(key);
+      };
+      const run = (key: string, item: T): ObservableInput<R> => {
+        const answer = project(item);
+        if (!Array.isArray(answer)) return from(answer).pipe(finalize(() => done(key)));
+        // Emitted in place by concatMapInline: the key is done with it already.
+        done(key);
+        return answer;
       };
       return source.pipe(
-        tap((item) => pending.set(keyOf(item), (pending.get(keyOf(item)) ?? 0) + 1)),
-        groupBy(keyOf, { duration: (group) => idle.pipe(filter((key) => key === group.key)) }),
-        mergeMap((group) =>
-          group.pipe(concatMap((item) => defer(() => project(item)).pipe(finalize(() => done(group.key))))),
-        ),
+        tap((item) => {
+          const key = keyOf(item);
+          const group = groups.get(key);
+          if (group === undefined) groups.set(key, { pending: 1, close: new Subject<void>() });
+          else if (group.pending++ === 0) idle.delete(key);
+        }),
+        groupBy(keyOf, { duration: (group) => groups.get(group.key)!.close }),
+        mergeMap((group) => group.pipe(concatMapInline((item) => run(group.key, item)))),
       );
     });

@@ -1,6 +1,19 @@
-import { createScanner, type SyntaxKind } from 'jsonc-parser';
-import { parseTOML, type AST } from 'toml-eslint-parser';
+import { createRequire } from 'node:module';
+import type * as JsoncParser from 'jsonc-parser';
+import type { SyntaxKind } from 'jsonc-parser';
+import type * as TomlParser from 'toml-eslint-parser';
+import type { AST } from 'toml-eslint-parser';
 import { formatPath, type ConfigProblem, type Issue, type Segment } from './problems.js';
+
+/**
+ * The positional parsers, loaded (synchronously, as loading hooks is) on the first problem to
+ * locate: a valid file never loads them, and `cosh-hooks run` starts without their 80 KB.
+ */
+const load = createRequire(import.meta.url);
+let toml: typeof TomlParser | undefined;
+let jsonc: typeof JsoncParser | undefined;
+const positionalToml = () => (toml ??= load('toml-eslint-parser') as typeof TomlParser);
+const jsonScanner = () => (jsonc ??= load('jsonc-parser') as typeof JsoncParser);
 
 type TOMLProgram = AST.TOMLProgram;
 type TOMLKey = AST.TOMLKey;
@@ -72,7 +85,9 @@ export const tomlLocations = (text: string): Locations => {
   let program: TOMLProgram;
   try {
     // smol-toml skips a byte order mark; toml-eslint-parser does not. Lines are unchanged.
-    program = parseTOML(text.startsWith('\uFEFF') ? text.slice(1) : text, { tomlVersion: '1.1.0' });
+    program = positionalToml().parseTOML(text.startsWith('\uFEFF') ? text.slice(1) : text, {
+      tomlVersion: '1.1.0',
+    });
   } catch {
     return new Map();
   }
@@ -144,7 +159,7 @@ type Container =
  */
 export const jsonLocations = (text: string): Locations => {
   const { found, record } = recorder();
-  const scanner = createScanner(text, true);
+  const scanner = jsonScanner().createScanner(text, true);
   const open: Container[] = [];
   for (let token = scanner.scan(); token !== Token.EOF; token = scanner.scan()) {
     const top = open[open.length - 1];

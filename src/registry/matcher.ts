@@ -1,4 +1,6 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type * as Re2js from 're2js';
+import type { RE2JS } from 're2js';
 import { err, ok, type Result } from '../result.js';
 import { describeThrown } from '../events/untrusted.js';
 
@@ -51,6 +53,14 @@ const syntaxError = (source: string, error: unknown): string => {
 };
 
 /**
+ * re2js (260 KB of code), loaded when the first matcher is compiled, at load time: a configuration
+ * without matchers never pays for it. Synchronously, so loading hooks stays synchronous; from its
+ * CommonJS build, which `require` loads on every Node this package supports.
+ */
+let re2: typeof RE2JS | undefined;
+const loadRE2 = (): typeof RE2JS => (re2 ??= (createRequire(import.meta.url)('re2js') as typeof Re2js).RE2JS);
+
+/**
  * Compiles a matcher once, at load time. RE2 (re2js) accepts what cosh-core's Rust `regex` crate
  * accepts, less a few Unicode-class details, and matches in time linear in the tool name, so no
  * pattern can stall the engine; syntax that would need backtracking is an error, never a
@@ -60,7 +70,7 @@ export const compileMatcher = (source: string): CompiledMatcher => {
   if (matchesEveryTool(source)) return ok(undefined);
   let re: RE2JS;
   try {
-    re = RE2JS.compile(source);
+    re = loadRE2().compile(source);
   } catch (error) {
     return err(syntaxError(source, error));
   }

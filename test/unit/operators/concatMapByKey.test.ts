@@ -1,5 +1,13 @@
-import { of, type Observable, type ObservableInput, type OperatorFunction } from 'rxjs';
-import { describe, expectTypeOf, it } from 'vitest';
+import {
+  from,
+  of,
+  Subject,
+  toArray,
+  type Observable,
+  type ObservableInput,
+  type OperatorFunction,
+} from 'rxjs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { concatMapByKey } from '../../../operators/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 
@@ -38,6 +46,44 @@ describe('concatMapByKey', () => {
         ),
       ).toBe('--x-------x---|');
     });
+  });
+
+  it('more idle keys than it keeps groups for: each key still runs its items in order, after its earlier ones', () => {
+    // 3,000 keys, each seen twice, far apart: the first groups are closed as idle ones pile up
+    // past the bound, and their keys' second items start fresh groups.
+    const items = [0, 1].flatMap((round) => Array.from({ length: 3000 }, (_, key) => `${key}:${round}`));
+    let out: string[] = [];
+    from(items)
+      .pipe(
+        concatMapByKey(
+          (item) => item.split(':')[0]!,
+          (item) => [item],
+        ),
+        toArray(),
+      )
+      .subscribe((all) => (out = all));
+    expect(out).toEqual(items);
+    // Key a is busy while 2,000 other keys come and go, each answered at once (so idle groups are
+    // closed on the way); a's next item still waits for its first.
+    const source = new Subject<string>();
+    const first = new Subject<string>();
+    const seen: string[] = [];
+    source
+      .pipe(
+        concatMapByKey(
+          (item) => item.split(':')[0]!,
+          (item) => (item === 'a:1' ? first : [item]),
+        ),
+      )
+      .subscribe((item) => seen.push(item));
+    const others = Array.from({ length: 2000 }, (_, n) => `k${n}:1`);
+    source.next('a:1');
+    for (const item of others) source.next(item);
+    source.next('a:2');
+    expect(seen).toEqual(others);
+    first.next('A');
+    first.complete();
+    expect(seen).toEqual([...others, 'A', 'a:2']);
   });
 
   it('unsubscribing tears down every running inner stream and unsubscribes the source', () => {
