@@ -59,7 +59,7 @@ const CASES = [
   { id: '14a', workload: 'hook', sessions: 1, target: 1.2 },
   { id: '14b', workload: 'hook', sessions: 512, target: 1.2 },
   { id: '14c', workload: 'none', sessions: 1 },
-  { id: '11d', workload: 'none', sessions: 512 },
+  { id: '14d', workload: 'none', sessions: 512 },
 ] as const;
 
 const WHAT: Readonly<Record<Workload, string>> = {
