@@ -24,6 +24,8 @@ const SLOW = [
   'test/integration/hook-time.test.ts',
   'test/cli/compat.test.ts',
   'test/cli/audit.test.ts',
+  // doctor on examples/config.toml (11 hooks, node observers) and fire with observers: a dozen processes.
+  'test/cli/doctor-observers.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
 ];
