@@ -32,6 +32,8 @@ const SLOW = [
   'test/integration/langchain-adapter.test.ts',
   'test/integration/openai-agents-adapter.test.ts',
   'test/cli/audit-stderr.test.ts',
+  // doctor on examples/config.toml (11 hooks, node observers) and fire with observers: a dozen processes.
+  'test/cli/doctor-observers.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
   // Six runs of the built command line and library, each checking what it loaded.
