@@ -308,6 +308,11 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     if (ending !== undefined) return;
     const { method, id } = message;
     if (typeof method === 'string' && isId(id)) {
+      // An id still in use would cross two answers: the second request is refused.
+      if (calls.has(idKey(id)) || forwarded.has(idKey(id)))
+        return toClient(
+          errorResponse(id, ERROR.invalidRequest, `request id ${JSON.stringify(id)} is already in use`),
+        );
       if (method === 'tools/call') return toolCall(message, id);
       if (method === 'initialize') {
         elicit = canElicit(message['params']);

@@ -25,6 +25,7 @@ export interface CallContext {
 
 /** JSON-RPC error codes the proxy answers with itself (MCP's and JSON-RPC's). */
 export const ERROR = {
+  invalidRequest: -32600,
   invalidParams: -32602,
   /** The upstream went away (the SDK's `ErrorCode.ConnectionClosed`). */
   connectionClosed: -32000,
@@ -160,13 +161,20 @@ export const canElicit = (initializeParams: unknown): boolean => {
   return elicitation['form'] !== undefined || elicitation['url'] === undefined;
 };
 
+/** The arguments as shown to the user: a huge input is cut, so the question stays readable. */
+const SHOWN_INPUT_CHARS = 2_000;
+const excerpt = (text: string): string =>
+  text.length <= SHOWN_INPUT_CHARS
+    ? text
+    : `${text.slice(0, SHOWN_INPUT_CHARS)}… (${text.length} characters)`;
+
 /** The `elicitation/create` that asks the user to confirm a call a hook wants confirmed. */
 export const confirmation = (id: RequestId, tool: string, input: JsonObject, reason: string): JsonObject => ({
   jsonrpc: '2.0',
   id,
   method: 'elicitation/create',
   params: {
-    message: `${reason}\n\nAllow ${tool} with ${JSON.stringify(input)}?`,
+    message: `${reason}\n\nAllow ${tool} with ${excerpt(JSON.stringify(input))}?`,
     requestedSchema: { type: 'object', properties: {} },
   },
 });

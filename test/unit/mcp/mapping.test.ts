@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   callOf,
   canElicit,
+  confirmation,
   confirmed,
   idKey,
   preToolUse,
@@ -87,6 +88,18 @@ describe('the MCP mapping', () => {
     expect(replacementResult(result)).toBe(result);
     expect(replacementResult('plain')).toStrictEqual({ content: [{ type: 'text', text: 'plain' }] });
     expect(replacementResult({ a: 1 })).toStrictEqual({ content: [{ type: 'text', text: '{"a":1}' }] });
+  });
+
+  it('a confirmation shows the reason, the tool and its input, cut when huge', () => {
+    const small = confirmation('c1', 'mcp__fs__write', { path: '/a' }, 'writes need a yes');
+    expect(small['params']).toStrictEqual({
+      message: 'writes need a yes\n\nAllow mcp__fs__write with {"path":"/a"}?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    const huge = confirmation('c2', 't', { text: 'x'.repeat(10_000) }, 'r');
+    const message = (huge['params'] as { message: string }).message;
+    expect(message.length).toBeLessThan(2_100);
+    expect(message).toContain('… (10011 characters)?');
   });
 
   it('finds the progress token of a request', () => {
