@@ -22,9 +22,9 @@ import {
 } from './spawn-protocol.js';
 
 /**
- * The helper's script, in the first place that has it: next to this module (the built library,
- * dist/src/exec/helper/), `../exec/helper/` from the bundled command line's chunks (dist/src/cli,
- * see rolldown.config.js), or, run from the TypeScript sources (the test runner), the built copy
+ * The helper's script, in the first place that has it: next to this module (tsc's output,
+ * dist/src/exec/helper/), `../exec/helper/` from the bundled library's and command line's chunks
+ * (dist/src/chunks, dist/src/cli, see rolldown.config.js), or, run from the TypeScript sources (the test runner), the built copy
  * in `dist/`: Node 20 cannot run TypeScript.
  */
 const HELPER_PLACES = [
