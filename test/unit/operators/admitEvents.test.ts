@@ -55,6 +55,7 @@ const admitted = {
     kind: 'rejected',
     index: 5,
     line: 9,
+    ids: { session_id: 's' },
     message:
       'hook_event_name: unknown event "Nope" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
   },
