@@ -3,7 +3,8 @@ import { EVENT_NAMES, type EventName } from '../events/names.js';
 import type { FireFlags, RunFlags } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
-import { loadCommands, loadImport, loadReplay, loadTrust } from './lazy.js';
+import { loadCommands, loadImport, loadInit, loadReplay, loadTrust } from './lazy.js';
+import type { InitFlags } from './init.js';
 import type { ReplayFlags } from './replay.js';
 import type { TrustFlags } from './trust.js';
 import {
@@ -45,6 +46,13 @@ Runs every enabled hook once, through the engine, with a harmless sample event o
 (cwd = a scratch folder, removed afterwards). It does run your hooks: a hook with side effects
 has them. Per hook: whether it starts, whether it answers, its outcome, how long, what it means.
 Exit status: 0 when there is no problem and every hook answered, 1 otherwise.`,
+  init: `
+Examples:
+  cosh-hooks init                  # ~/.copilot-shell/config.toml
+  cosh-hooks init --workspace      # ./.copilot-shell/config.toml (runs once trusted: cosh-hooks trust)
+
+Then edit it, check it with \`cosh-hooks validate\` and try it with \`cosh-hooks fire\`. Its first line
+names config.schema.json for TOML editors (Taplo, Even Better TOML): completion and checks as you type.`,
   import: `
 Examples:
   cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
@@ -163,6 +171,15 @@ hook's definition and the content of every script its command names; a change to
 that hook untrusted again until trust is run once more. The store is <state dir>/trust.json.`,
     )
     .action(async (flags: TrustFlags) => setStatus((await loadTrust()).trustCommand(flags)));
+
+  program
+    .command('init')
+    .description('write a commented starter config.toml (a guard and an observer); never overwrites')
+    .option('--workspace [dir]', 'write the project config <dir>/.copilot-shell/config.toml (default: here)')
+    .option('--home <dir>', 'home folder of the user config (default: $HOME)')
+    .option('--config <file>', 'write this file instead')
+    .addHelpText('after', EXAMPLES.init)
+    .action(async (flags: InitFlags) => setStatus((await loadInit()).initCommand(flags)));
 
   program
     .command('import')

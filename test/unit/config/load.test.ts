@@ -127,7 +127,7 @@ describe('loadHooks: files and defaults', () => {
     if (result.ok) return;
     expect(result.errors.map(formatProblem)).toEqual([
       `${file}:3: hooks.Stop[0].timeout: expected an integer 1..600000, got 0`,
-      `${file}:4: hooks.Nope: unknown event name (expected enabled, fail_closed, stop_loop_limit, managed_only, project_hooks or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
+      `${file}:4: hooks.Nope: unknown event name (expected enabled, fail_closed, stop_loop_limit, managed_only, project_hooks, any or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
       `${file}:1: hooks.Stop[0].name: missing required key (expected a non-empty string): a hook without a name cannot be listed, disabled or reported`,
     ]);
     expect(result.warnings.map(formatProblem)).toEqual([]);
