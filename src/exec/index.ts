@@ -4,9 +4,7 @@ export { hookExecutor } from './hook-executor.js';
 export { runFunctionHook } from './function-hook.js';
 export {
   processExecutor,
-  execaExecutor,
   type ProcessExecutorOptions,
-  type ExecaExecutorOptions,
 } from './process-executor.js';
 export { withPersistentHooks, type PersistentHookOptions } from './persistent/persistent.js';
 export { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './persistent/persistent-answer.js';

@@ -1,6 +1,8 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { admitEvents, type Admitted, type ParsedInput } from '../../../operators/index.js';
+import { admitEvents } from '../../../operators/index.js';
+import type { Admitted } from '../../../operators/admitEvents.js';
+import type { ParsedInput } from '../../../src/events/input.js';
 import { JsonLine, type EventDefaults } from '../../../src/events/index.js';
 import { err, ok } from '../../../src/result.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
