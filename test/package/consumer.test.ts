@@ -149,11 +149,11 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed tarball', () => {
-  it('holds only the library, the CLI, and no source map', () => {
+  it('holds only the library, the CLI, the config schema, and no source map', () => {
     const paths = packed.files.map((file) => file.path);
     const stray = paths.filter(
       (path) =>
-        !['package.json', 'README.md', 'LICENSE'].includes(path) &&
+        !['package.json', 'README.md', 'LICENSE', 'config.schema.json'].includes(path) &&
         !(/^dist\/(src|operators)\//.test(path) && /\.(js|d\.ts)$/.test(path)),
     );
     expect(stray).toEqual([]);
