@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cosh-install-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Two hosts' node_modules and a git clone's: removing them took over 30 s on a loaded machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 180_000);
 
 /** The environment without the outer npm's npm_* variables (they would point npm at our repo). */
 const env = (): NodeJS.ProcessEnv => ({
