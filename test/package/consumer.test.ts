@@ -175,8 +175,11 @@ describe('the packed tarball', () => {
     // notice is all there is, and it must name nothing else.
     const notice = /^npm warn install-scripts( |$)/;
     const notices = lines.filter((line) => notice.test(line));
+    const { scripts } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      scripts: { prepare: string };
+    };
     expect(notices.filter((line) => /@/.test(line))).toEqual([
-      `npm warn install-scripts   cosh-hooks@${version} (prepare: npm run build)`,
+      `npm warn install-scripts   cosh-hooks@${version} (prepare: ${scripts.prepare})`,
     ]);
     expect(
       lines.filter((line) => !notice.test(line) && !/^(added|changed|removed) \d+ packages? in /.test(line)),
