@@ -20,6 +20,8 @@ const SLOW = [
   'test/package/consumer.test.ts',
   'test/package/adapters.test.ts',
   'test/package/adapters-lc.test.ts',
+  // Each README install method in a scratch host (npm install from the cache; a git install builds).
+  'test/package/install-methods.test.ts',
   // Real processes for many seconds: persistent hooks recycling and backing off, deadlines against
   // slots and a blocked event loop, the Claude/Gemini compat fixtures, the audit file and OTLP export.
   'test/integration/persistent.test.ts',

@@ -1,7 +1,7 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { EventDefaults } from '../src/events/decode.js';
-import { admit, type ParsedInput } from '../src/events/input.js';
+import { admit, idsOf, type EventIds, type ParsedInput } from '../src/events/input.js';
 
 /** A valid event with its sequence number (valid events counted from 1). */
 export interface AdmittedEvent {
@@ -15,8 +15,12 @@ export interface RejectedInput {
   readonly kind: 'rejected';
   readonly index: number;
   readonly line?: number;
+  /** The ids the input carried (as strings, read without running its code). */
+  readonly ids?: EventIds;
   readonly message: string;
 }
+
+const withIds = (ids: EventIds | undefined) => (ids === undefined ? {} : { ids });
 
 /** What `admitEvents` emits for each input item. */
 export type Admitted = AdmittedEvent | RejectedInput;
@@ -48,9 +52,13 @@ export const admitEvents = (defaults: EventDefaults): OperatorFunction<ParsedInp
             return { kind: 'event', seq, event: admission.value };
           }
           const { error: message, line } = admission;
-          return line === undefined
-            ? { kind: 'rejected', index, message }
-            : { kind: 'rejected', index, line, message };
+          return {
+            kind: 'rejected',
+            index,
+            ...(line !== undefined && { line }),
+            ...withIds(idsOf(input)),
+            message,
+          };
         }),
       );
     });

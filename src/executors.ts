@@ -6,19 +6,15 @@
  * ends with. A host that runs hooks the default way needs none of this: `defaultDeps()` builds the
  * real executor. Every name here is public API, locked by `test/package/api.test.ts`.
  */
-export { processExecutor, execaExecutor } from './exec/process-executor.js';
-export type { ProcessExecutorOptions, ExecaExecutorOptions } from './exec/process-executor.js';
-export type { PersistentHookOptions } from './exec/persistent/persistent.js';
+export { processExecutor } from './exec/process-executor.js';
+export type { ProcessExecutorOptions } from './exec/process-executor.js';
 export { hookExecutor } from './exec/hook-executor.js';
 export { resultOnly } from './exec/port.js';
 export type {
   CommandExecutor,
-  ExecutorRun,
-  FunctionExecutor,
   HookEmission,
   HookExecutor,
   HookProgress,
   RunScopedExecutor,
 } from './exec/port.js';
-export type { FailureKind, HookFailure, HookResult, HookSuccess } from './protocol/result.js';
-export type { HookOutput } from './protocol/output.js';
+export type { HookResult } from './protocol/result.js';

@@ -3,21 +3,31 @@ import { parseJson } from './events/untrusted.js';
 
 let cached: string | undefined;
 
-/** Reads our package.json, found upwards from this file (it runs from src/ or dist/src/). */
-const readVersion = (): string => {
+/** Our package.json, found upwards from this file (it runs from src/, dist/src/ or a bundle chunk). */
+const findManifest = (): { readonly url: URL; readonly version: string } | undefined => {
   for (let up = './'; up.length <= 14; up = up === './' ? '../' : `${up}../`) {
+    const url = new URL(`${up}package.json`, import.meta.url);
     let text: string;
     try {
-      text = readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8');
+      text = readFileSync(url, 'utf8');
     } catch {
       continue; // not at this level
     }
     const parsed = parseJson(text);
     const manifest = (parsed.ok ? parsed.value : undefined) as
       { name?: unknown; version?: unknown } | undefined;
-    if (manifest?.name === 'cosh-hooks' && typeof manifest.version === 'string') return manifest.version;
+    if (manifest?.name === 'cosh-hooks' && typeof manifest.version === 'string')
+      return { url, version: manifest.version };
   }
-  return 'unknown';
+  return undefined;
+};
+
+const readVersion = (): string => findManifest()?.version ?? 'unknown';
+
+/** The address of a file at the package's root (beside package.json), when the root is found. */
+export const packageFileUrl = (name: string): URL | undefined => {
+  const manifest = findManifest();
+  return manifest === undefined ? undefined : new URL(name, manifest.url);
 };
 
 /**

@@ -1,4 +1,4 @@
-import { close, closeSync, fstatSync, openSync, constants, write } from 'node:fs';
+import { close, closeSync, constants, fstatSync, openSync, statSync, write, type Stats } from 'node:fs';
 import type { AuditRecord } from '../audit/records.js';
 import { describeThrown } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
@@ -87,6 +87,41 @@ const auditFile = (target: ChunkTarget): AuditFile => {
   };
 };
 
+const WHAT_TO_GIVE = 'give the path of a file (created if missing) or - for stderr';
+
+/** What a path that is not a regular file is, and what to give instead. */
+const notAFile = (stats: Stats): string => {
+  const kind = stats.isDirectory()
+    ? 'a folder'
+    : stats.isFIFO()
+      ? 'a FIFO'
+      : stats.isSocket()
+        ? 'a socket'
+        : stats.isCharacterDevice() || stats.isBlockDevice()
+          ? 'a device'
+          : 'a special file';
+  return `is ${kind}, not a regular file: ${WHAT_TO_GIVE}`;
+};
+
+/**
+ * Why `target` could not be opened, in words: what it is when it exists and is no file (a FIFO
+ * without a reader fails with ENXIO, a folder with EISDIR), else the system's reason.
+ */
+const openProblem = (target: string, error: unknown): string => {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(target);
+  } catch {
+    stats = undefined;
+  }
+  if (stats !== undefined && !stats.isFile()) return notAFile(stats);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return `its folder does not exist: create it, or ${WHAT_TO_GIVE}`;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+    return `not writable (${String(code)}): ${WHAT_TO_GIVE} that you can write`;
+  return `cannot open: ${describeThrown(error)}`;
+};
+
 /**
  * Opens `--audit FILE`: `-` is stderr; anything else is a regular file, created (mode 0600) or
  * appended to. A FIFO, a device or a folder is refused before anything runs: writing to it could
@@ -103,12 +138,13 @@ export const openAuditFile = (target: string, stderr: NodeJS.WritableStream): Re
       0o600,
     );
   } catch (error) {
-    return err(`--audit ${target}: cannot open: ${describeThrown(error)}`);
+    return err(`--audit ${target}: ${openProblem(target, error)}`);
   }
   try {
-    if (!fstatSync(fd).isFile()) {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
       closeSync(fd);
-      return err(`--audit ${target}: not a regular file (use - for stderr)`);
+      return err(`--audit ${target}: ${notAFile(stats)}`);
     }
   } catch (error) {
     closeSync(fd);

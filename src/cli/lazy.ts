@@ -5,6 +5,7 @@
  */
 export const loadCommands = () => import('./commands.js');
 export const loadImport = () => import('./import.js');
+export const loadInit = () => import('./init.js');
 export const loadReplay = () => import('./replay.js');
 export const loadTrust = () => import('./trust.js');
 export const loadMcpProxy = () => import('./mcp-proxy.js');

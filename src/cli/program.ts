@@ -3,8 +3,9 @@ import { EVENT_NAMES, type EventName } from '../events/names.js';
 import type { FireFlags, RunFlags } from './commands.js';
 import { DEFAULT_FIRE_SESSION } from './fire-event.js';
 import { DEFAULT_MAX_LINE_BYTES } from './defaults.js';
-import { loadCommands, loadImport, loadMcpProxy, loadReplay, loadTrust } from './lazy.js';
+import { loadCommands, loadImport, loadInit, loadMcpProxy, loadReplay, loadTrust } from './lazy.js';
 import type { McpProxyFlags } from './mcp-proxy.js';
+import type { InitFlags } from './init.js';
 import type { ReplayFlags } from './replay.js';
 import type { TrustFlags } from './trust.js';
 import {
@@ -55,6 +56,13 @@ Examples (the command a client's MCP configuration starts, in place of the serve
 tools/call runs PreToolUse and PostToolUse with tool_name mcp__<name>__<tool>; a block answers the
 client with an error result and the server is never called. Everything else passes through.
 Exit status: 0 when the client closes stdin, 1 when the upstream ends, 2 on an invalid configuration.`,
+  init: `
+Examples:
+  cosh-hooks init                  # ~/.copilot-shell/config.toml
+  cosh-hooks init --workspace      # ./.copilot-shell/config.toml (runs once trusted: cosh-hooks trust)
+
+Then edit it, check it with \`cosh-hooks validate\` and try it with \`cosh-hooks fire\`. Its first line
+names config.schema.json for TOML editors (Taplo, Even Better TOML): completion and checks as you type.`,
   import: `
 Examples:
   cosh-hooks import claude ~/.claude/settings.json >> ~/.copilot-shell/config.toml
@@ -198,6 +206,15 @@ that hook untrusted again until trust is run once more. The store is <state dir>
     .action(async (command: string[], flags: McpProxyFlags) =>
       setStatus(await (await loadMcpProxy()).mcpProxyCommand(command, flags)),
     );
+
+  program
+    .command('init')
+    .description('write a commented starter config.toml (a guard and an observer); never overwrites')
+    .option('--workspace [dir]', 'write the project config <dir>/.copilot-shell/config.toml (default: here)')
+    .option('--home <dir>', 'home folder of the user config (default: $HOME)')
+    .option('--config <file>', 'write this file instead')
+    .addHelpText('after', EXAMPLES.init)
+    .action(async (flags: InitFlags) => setStatus((await loadInit()).initCommand(flags)));
 
   program
     .command('import')

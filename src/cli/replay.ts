@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { from } from 'rxjs';
 import { readInputText } from '../config/files.js';
 import { hookPipeline } from '../pipeline/pipeline.js';
@@ -40,7 +40,12 @@ export const replayCommand = async (events: string, flags: ReplayFlags): Promise
   let expected: Answer[] | undefined;
   if (flags.expect !== undefined && flags.update !== true) {
     const text = readInputText(flags.expect, MAX_REPLAY_BYTES);
-    if (!text.ok) return fail(`cannot read ${flags.expect}: ${text.error}`);
+    if (!text.ok)
+      return fail(
+        existsSync(flags.expect)
+          ? `cannot read ${flags.expect}: ${text.error}`
+          : `${flags.expect} does not exist: record it first with --update (cosh-hooks replay ${events} --expect ${flags.expect} --update)`,
+      );
     const answers = readAnswers(text.value, flags.expect);
     if (!answers.ok) return fail(answers.error);
     expected = answers.value;

@@ -1,6 +1,6 @@
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { byEvent, EVENT_NAMES, type EventName } from '../events/names.js';
+import { byEvent, EVENT_NAMES, isEventName, type EventName } from '../events/names.js';
 import { named } from '../events/codecs.js';
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../registry/define.js';
 import { compileMatcher, type ToolMatcher } from '../registry/matcher.js';
@@ -14,7 +14,39 @@ import { MAX_STOP_LOOP_LIMIT } from '../protocol/stop-loop.js';
  * "expected <codec name>, got <value>".
  */
 
+// ----- JSON Schema notes: what `configSchema()` (schema.ts) reads off the codecs
+
+/** A JSON Schema fragment. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** How a codec is written as JSON Schema: its own fragment, the codec it renames, or its keys. */
+export type SchemaNote =
+  | { readonly kind: 'schema'; readonly schema: JsonSchema }
+  | { readonly kind: 'renames'; readonly codec: t.Mixed }
+  | {
+      readonly kind: 'object';
+      readonly required: t.Props;
+      readonly optional: t.Props;
+      readonly closed: boolean;
+    };
+
+const SCHEMA_NOTES = new WeakMap<t.Mixed, SchemaNote>();
+
+/** The note `configSchema()` writes a codec from; `undefined` for io-ts's own structural codecs. */
+export const schemaNoteOf = (codec: t.Mixed): SchemaNote | undefined => SCHEMA_NOTES.get(codec);
+
+/** A custom codec with the JSON Schema of what it accepts, written beside its check. */
+const withSchema = <C extends t.Mixed>(codec: C, schema: JsonSchema): C => {
+  SCHEMA_NOTES.set(codec, { kind: 'schema', schema });
+  return codec;
+};
+
 /** Same validation, clearer name in problems. */
+const renamed = <A, O>(codec: t.Type<A, O, unknown>, name: string): t.Type<A, O, unknown> => {
+  const result = named(codec, name);
+  SCHEMA_NOTES.set(result, { kind: 'renames', codec });
+  return result;
+};
 
 /** A TOML table or JSON object; smol-toml parses date-times into `Date`, which is not a table. */
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -24,9 +56,11 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 const failWith = <A>(value: unknown, context: t.Context, message: string): t.Validation<A> =>
   t.failures([{ value, context, message }]);
 
-export const AString = named(t.string, 'a string');
-export const ABoolean = named(t.boolean, 'true or false');
-export const AnObject = named(t.UnknownRecord, 'an object');
+export const AString = renamed(t.string, 'a string');
+export const ABoolean = renamed(t.boolean, 'true or false');
+export const AnObject = withSchema(named(t.UnknownRecord, 'an object'), { type: 'object' });
+
+const NON_EMPTY_TEXT = { type: 'string', pattern: '\\S' } as const;
 
 export const NonEmptyString = new t.Type<string, string, unknown>(
   'a non-empty string',
@@ -35,6 +69,8 @@ export const NonEmptyString = new t.Type<string, string, unknown>(
     typeof value === 'string' && value.trim() !== '' ? t.success(value) : t.failure(value, context),
   t.identity,
 );
+
+withSchema(NonEmptyString, NON_EMPTY_TEXT);
 
 /** A hook's command: non-empty, and text a process can be given (no NUL, under 128 KiB). */
 export const CommandText = new t.Type<string, string, unknown>(
@@ -47,6 +83,11 @@ export const CommandText = new t.Type<string, string, unknown>(
   },
   t.identity,
 );
+
+withSchema(CommandText, {
+  ...NON_EMPTY_TEXT,
+  description: "run by /bin/sh -c in the event's cwd, the event as JSON on stdin",
+});
 
 export { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS };
 
@@ -65,6 +106,13 @@ export const TimeoutMs = new t.Type<number, number, unknown>(
   t.identity,
 );
 
+withSchema(TimeoutMs, {
+  type: 'integer',
+  minimum: MIN_TIMEOUT_MS,
+  maximum: MAX_TIMEOUT_MS,
+  description: 'milliseconds; then the process group is killed',
+});
+
 /**
  * A tool-name matcher (spec §4.1), compiled once here: absent, `""` and `"*"` mean every tool and
  * decode to `undefined`; anything else must be a valid RE2 pattern (linear-time matching), because
@@ -82,8 +130,13 @@ export const Matcher = new t.Type<ToolMatcher | undefined, string, unknown>(
   (matcher) => matcher?.source ?? '',
 );
 
+withSchema(Matcher, {
+  type: 'string',
+  description: 'an RE2 pattern of tool names (tool events only); "" or "*" = every tool',
+});
+
 /** Whose hook protocol a hook speaks (docs/compat.md). */
-export const DialectName = named(
+export const DialectName = renamed(
   t.keyof({ cosh: null, claude: null, gemini: null }),
   DIALECTS.map((dialect) => JSON.stringify(dialect)).join(', '),
 );
@@ -128,6 +181,12 @@ export const Env = new t.Type<Readonly<Record<string, string>>, Readonly<Record<
   t.identity,
 );
 
+withSchema(Env, {
+  type: 'object',
+  propertyNames: { pattern: ENV_NAME.source },
+  additionalProperties: { type: 'string' },
+});
+
 type ObjectOf<R extends t.Props, O extends t.Props> = t.TypeOf<t.TypeC<R>> & t.TypeOf<t.PartialC<O>>;
 
 interface ObjectShape<R extends t.Props, O extends t.Props> {
@@ -154,7 +213,7 @@ export const object = <
   const optional: t.Props = shape.optional ?? {};
   const codecOf = (key: string): t.Mixed | undefined =>
     Object.hasOwn(required, key) ? required[key] : Object.hasOwn(optional, key) ? optional[key] : undefined;
-  return new t.Type<ObjectOf<R, O>, unknown, unknown>(
+  const codec = new t.Type<ObjectOf<R, O>, unknown, unknown>(
     name,
     (value): value is ObjectOf<R, O> =>
       isRecord(value) &&
@@ -188,6 +247,8 @@ export const object = <
     },
     t.identity,
   );
+  SCHEMA_NOTES.set(codec, { kind: 'object', required, optional, closed: shape.unknownKey !== undefined });
+  return codec;
 };
 
 /** The closest known key, ignoring case, `_` and `-`: turns `failClosed` into a hint for `fail_closed`. */
@@ -242,18 +303,70 @@ export const ConfigHook = object('a hook table', {
 export type ConfigHook = t.TypeOf<typeof ConfigHook>;
 
 const hookTables = (event: EventName) =>
-  named(t.array(ConfigHook), `an array of hook tables (write [[hooks.${event}]])`);
+  renamed(t.array(ConfigHook), `an array of hook tables (write [[hooks.${event}]])`);
+
+/** `events` of a `[[hooks.any]]` table: `"*"` (every event) or a non-empty list of event names. */
+export const EventList = withSchema(
+  new t.Type<readonly EventName[], unknown, unknown>(
+    `"*" or an array of event names (${EVENT_NAMES.join(', ')})`,
+    (value): value is readonly EventName[] =>
+      Array.isArray(value) && value.length > 0 && value.every((name) => isEventName(name)),
+    (value, context) => {
+      if (value === '*') return t.success(EVENT_NAMES);
+      if (!Array.isArray(value)) return t.failure(value, context);
+      if (value.length === 0)
+        return failWith(value, context, 'an empty list: name at least one event, or write "*" for all');
+      const errors: t.ValidationError[] = [];
+      const seen = new Set<string>();
+      value.forEach((name: unknown, index) => {
+        const at = t.appendContext(context, String(index), t.string, name);
+        if (typeof name !== 'string' || !isEventName(name))
+          errors.push({
+            value: name,
+            context: at,
+            message: `unknown event name (expected one of ${EVENT_NAMES.join(', ')})${typeof name === 'string' ? hint(name, EVENT_NAMES) : ''}`,
+          });
+        else if (seen.has(name))
+          errors.push({ value: name, context: at, message: `${name} is listed twice` });
+        else seen.add(name);
+      });
+      return errors.length > 0 ? t.failures(errors) : t.success(value as EventName[]);
+    },
+    t.identity,
+  ),
+  {
+    description: 'the events this hook runs on: "*" for every event, or a list of names',
+    oneOf: [{ const: '*' }, { type: 'array', items: { enum: EVENT_NAMES }, minItems: 1, uniqueItems: true }],
+  },
+);
+
+export const ANY_EVENT_HOOK_KEYS = ['events', ...CONFIG_HOOK_KEYS] as const;
+
+/**
+ * One `[[hooks.any]]` table: a hook table with `events`, for a hook (an observer, typically) on
+ * several or all events. It runs after each listed event's own `[[hooks.<Event>]]` tables.
+ */
+export const AnyEventHook = object('a hook table', {
+  required: { events: EventList, command: CommandText },
+  optional: HOOK_TABLE_OPTIONAL,
+  unknownKey: (key) =>
+    `unknown key (expected ${ANY_EVENT_HOOK_KEYS.join(', ')})${hint(key, ANY_EVENT_HOOK_KEYS)}`,
+});
+export type AnyEventHook = t.TypeOf<typeof AnyEventHook>;
 
 /** `stop_loop_limit`: blocked Stop decisions in a row before the next block is let through (docs/configuration.md). */
-export const StopLoopLimit = new t.Type<number, number, unknown>(
-  `an integer 1..${MAX_STOP_LOOP_LIMIT}`,
-  (value): value is number =>
-    typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT,
-  (value, context) =>
-    typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT
-      ? t.success(value)
-      : t.failure(value, context),
-  t.identity,
+export const StopLoopLimit = withSchema(
+  new t.Type<number, number, unknown>(
+    `an integer 1..${MAX_STOP_LOOP_LIMIT}`,
+    (value): value is number =>
+      typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT,
+    (value, context) =>
+      typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_STOP_LOOP_LIMIT
+        ? t.success(value)
+        : t.failure(value, context),
+    t.identity,
+  ),
+  { type: 'integer', minimum: 1, maximum: MAX_STOP_LOOP_LIMIT },
 );
 
 /** Keys of `[hooks]` that only the system config may set (docs/configuration.md, managed mode). */
@@ -264,6 +377,9 @@ export const MANAGED_KEYS = ['managed_only', 'project_hooks'] as const;
  * `stop_loop_limit` the Stop-loop guard's cap, and the managed-mode keys.
  */
 export const HOOKS_SETTINGS = ['enabled', 'fail_closed', 'stop_loop_limit', ...MANAGED_KEYS] as const;
+
+/** The key of `[[hooks.any]]` tables, beside the settings and the event names. */
+export const ANY_EVENT_KEY = 'any';
 
 /**
  * `[hooks]`: `enabled`, the file-wide `fail_closed` default, `stop_loop_limit`, the managed-mode
@@ -277,14 +393,15 @@ export const HooksSection = object('a table', {
     managed_only: ABoolean,
     project_hooks: ABoolean,
     ...byEvent(hookTables),
+    [ANY_EVENT_KEY]: renamed(t.array(AnyEventHook), 'an array of hook tables (write [[hooks.any]])'),
   },
   unknownKey: (key) =>
-    `unknown event name (expected ${HOOKS_SETTINGS.join(', ')} or one of ${EVENT_NAMES.join(', ')})${hint(key, [...HOOKS_SETTINGS, ...EVENT_NAMES])}`,
+    `unknown event name (expected ${HOOKS_SETTINGS.join(', ')}, ${ANY_EVENT_KEY} or one of ${EVENT_NAMES.join(', ')})${hint(key, [...HOOKS_SETTINGS, ANY_EVENT_KEY, ...EVENT_NAMES])}`,
 });
 export type HooksSection = t.TypeOf<typeof HooksSection>;
 
 /** The event an `[[imported_hooks]]` table runs on: one of the eight names, exact case. */
-export const EventNameText = named(t.keyof(byEvent(() => null)), `one of ${EVENT_NAMES.join(', ')}`);
+export const EventNameText = renamed(t.keyof(byEvent(() => null)), `one of ${EVENT_NAMES.join(', ')}`);
 
 export const IMPORTED_HOOK_KEYS = ['event', ...CONFIG_HOOK_KEYS] as const;
 
@@ -308,7 +425,7 @@ export type ImportedHook = t.TypeOf<typeof ImportedHook>;
 export const ConfigFile = object('a TOML document', {
   optional: {
     hooks: HooksSection,
-    imported_hooks: named(t.array(ImportedHook), 'an array of hook tables (write [[imported_hooks]])'),
+    imported_hooks: renamed(t.array(ImportedHook), 'an array of hook tables (write [[imported_hooks]])'),
   },
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;

@@ -4,7 +4,7 @@ import { byEvent, EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } fro
 import { commandOfDialect } from './substitute.js';
 import { commandHookOf, matchesEveryTool } from '../registry/define.js';
 import type { CommandHook } from '../registry/hook.js';
-import { ConfigFile, isRecord, type ConfigHook } from './codecs.js';
+import { ANY_EVENT_KEY, ConfigFile, isRecord, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import { shortTimeout } from './timeout-unit.js';
 import type { HooksSettings } from './project-settings.js';
@@ -57,29 +57,42 @@ const syntaxProblem = (error: TomlError, file: string): ConfigProblem => {
   return { file, line: error.line, message: `invalid TOML (column ${error.column}): ${reason}` };
 };
 
+/** The events a `[[hooks.any]]` table names, as far as they can be read before decoding. */
+const listedEvents = (events: unknown): EventName[] =>
+  events === '*' ? [...EVENT_NAMES] : Array.isArray(events) ? events.filter(isEventName) : [];
+
 /**
- * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: matchers on events that have no matched field (ignored).
+ * Every hook table of the document with its events and path: `[hooks]` ones, `[[hooks.any]]`,
+ * then `[[imported_hooks]]`.
  */
-/** Every hook table of the document with its event and path: `[hooks]` ones, then `[[imported_hooks]]`. */
 const hookTablesOf = (
   document: Record<string, unknown>,
-): { readonly event: EventName; readonly table: Record<string, unknown>; readonly at: Segment[] }[] => {
-  const found: { event: EventName; table: Record<string, unknown>; at: Segment[] }[] = [];
+): {
+  readonly events: readonly EventName[];
+  readonly table: Record<string, unknown>;
+  readonly at: Segment[];
+}[] => {
+  const found: { events: EventName[]; table: Record<string, unknown>; at: Segment[] }[] = [];
   const section = document.hooks;
   if (isRecord(section)) {
-    for (const [event, tables] of Object.entries(section)) {
-      if (!isEventName(event) || !Array.isArray(tables)) continue;
-      tables.forEach((table: unknown, index) => {
-        if (isRecord(table)) found.push({ event, table, at: ['hooks', event, index] });
-      });
+    for (const [key, tables] of Object.entries(section)) {
+      if (!Array.isArray(tables)) continue;
+      if (isEventName(key))
+        tables.forEach((table: unknown, index) => {
+          if (isRecord(table)) found.push({ events: [key], table, at: ['hooks', key, index] });
+        });
+      else if (key === ANY_EVENT_KEY)
+        tables.forEach((table: unknown, index) => {
+          if (isRecord(table))
+            found.push({ events: listedEvents(table.events), table, at: ['hooks', key, index] });
+        });
     }
   }
   const imported = document.imported_hooks;
   if (Array.isArray(imported)) {
     imported.forEach((table: unknown, index) => {
       if (isRecord(table) && isEventName(table.event))
-        found.push({ event: table.event, table, at: ['imported_hooks', index] });
+        found.push({ events: [table.event], table, at: ['imported_hooks', index] });
     });
   }
   return found;
@@ -87,18 +100,23 @@ const hookTablesOf = (
 
 /**
  * Warnings that do not depend on the file being valid, so they are reported together with its
- * errors: matchers on events that have no matched field (ignored), timeouts under 100 ms.
+ * errors: matchers on events that have no matched field (ignored; for a table on several events,
+ * only when none of them has one), timeouts under 100 ms.
  */
 const warningIssues = (document: Record<string, unknown>): Issue[] => {
   const section = isRecord(document.hooks) ? document.hooks : {};
-  return hookTablesOf(document).flatMap(({ event, table, at }) => {
+  return hookTablesOf(document).flatMap(({ events, table, at }) => {
     const matcher = table.matcher;
+    const first = events[0];
     return [
       ...(isUnnamed(table.name)
         ? [skippedUnnamedHook([...at, 'name'], table.name, failsClosed(table, section.fail_closed))]
         : []),
-      ...(typeof matcher === 'string' && !matchesEveryTool(matcher) && !MATCHED_EVENTS.includes(event)
-        ? [ignoredMatcher(event, [...at, 'matcher'])]
+      ...(typeof matcher === 'string' &&
+      !matchesEveryTool(matcher) &&
+      first !== undefined &&
+      !events.some((event) => MATCHED_EVENTS.includes(event))
+        ? [ignoredMatcher(first, [...at, 'matcher'])]
         : []),
       ...shortTimeout(table.timeout, at, 'toml'),
     ];
@@ -173,7 +191,10 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       tableIndex[event].push(index);
       add(event, table, ['hooks', event, index]);
     });
-  // Imported tables run after the `[hooks]` ones of their event, in file order.
+  // `[[hooks.any]]` tables run after each event's own tables, in file order; imported ones last.
+  (section[ANY_EVENT_KEY] ?? []).forEach(({ events, ...table }, index) => {
+    for (const event of events) add(event, table, ['hooks', ANY_EVENT_KEY, index]);
+  });
   (decoded.right.imported_hooks ?? []).forEach(({ event, ...table }, index) =>
     add(event, table, ['imported_hooks', index]),
   );

@@ -25,11 +25,39 @@ export class JsonLine {
  */
 export type ParsedInput = Result<unknown> & { readonly line?: number };
 
+/** The ids a rejected input carried, so a host can tell which of its events was refused. */
+export interface EventIds {
+  readonly session_id?: string;
+  readonly tool_use_id?: string;
+}
+
 /**
  * What the engine made of one input item: the event, or why it is none, with the line it came on
  * when it came as text.
  */
 export type Admission = Result<HookEvent> & { readonly line?: number };
+
+const ID_KEYS = ['session_id', 'tool_use_id'] as const;
+
+/**
+ * The string ids of an input item that is not a valid event; `undefined` when it has none. Reads own data properties only, never a
+ * getter, and a Proxy that throws gives no id: reading an invalid host value must not run its code
+ * or fail a second time.
+ */
+export const idsOf = (input: ParsedInput): EventIds | undefined => {
+  if (!input.ok || typeof input.value !== 'object' || input.value === null) return undefined;
+  const { value } = input;
+  const ids: { session_id?: string; tool_use_id?: string } = {};
+  for (const key of ID_KEYS) {
+    try {
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      if (descriptor !== undefined && typeof descriptor.value === 'string') ids[key] = descriptor.value;
+    } catch {
+      // A Proxy whose trap throws: this id cannot be read safely.
+    }
+  }
+  return Object.keys(ids).length > 0 ? ids : undefined;
+};
 
 const readLine = (input: JsonLine): ParsedInput => {
   const { line } = input;

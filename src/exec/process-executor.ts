@@ -24,15 +24,3 @@ export const processExecutor = (
   );
   return hookExecutor(withPersistentHooks(perEventExecutor(options, spawn), options, spawn));
 };
-
-/**
- * The former name of `processExecutor` (the executor no longer spawns through execa).
- * @deprecated use processExecutor; removed in 0.4
- */
-export const execaExecutor = processExecutor;
-
-/**
- * The former name of `ProcessExecutorOptions`.
- * @deprecated use processExecutor; removed in 0.4
- */
-export type ExecaExecutorOptions = ProcessExecutorOptions;

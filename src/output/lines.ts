@@ -37,11 +37,16 @@ export interface HookDecision {
   readonly stop_loop_guard?: StopLoopIntervention;
 }
 
-/** An input that was not a valid event (spec §6). `line` when the input came from a JSONL line. */
+/**
+ * An input that was not a valid event (spec §6). `line` when the input came from a JSONL line;
+ * `session_id` and `tool_use_id` when the input had them as strings.
+ */
 export interface HookError {
   readonly type: 'hook_error';
   readonly line?: number;
   readonly index?: number;
+  readonly session_id?: string;
+  readonly tool_use_id?: string;
   readonly message: string;
 }
 

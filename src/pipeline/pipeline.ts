@@ -124,6 +124,7 @@ export interface HookStreams {
 const toError = (rejected: RejectedInput): HookError => ({
   type: 'hook_error',
   ...(rejected.line !== undefined ? { line: rejected.line } : { index: rejected.index }),
+  ...rejected.ids,
   message: redactText(rejected.message),
 });
 

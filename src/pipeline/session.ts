@@ -21,7 +21,7 @@ import { auditEvent, type EventAudit } from '../audit/event-audit.js';
 import type { AuditRecord } from '../audit/records.js';
 import { boundedKey } from '../events/bounded-key.js';
 import type { EventInput } from '../events/codecs.js';
-import { admit, readInput, type JsonLine } from '../events/input.js';
+import { admit, idsOf, readInput, type JsonLine } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
@@ -169,10 +169,16 @@ export const createSession = (
     defer(() => {
       if (closed) return throwError(() => new SessionClosedError('the session is closed'));
       index += 1;
-      const admission = admit(readInput(input), deps);
+      const parsed = readInput(input);
+      const admission = admit(parsed, deps);
       if (!admission.ok) {
         // The message may quote the input: redacted, as everything that leaves the engine.
-        const error: HookError = { type: 'hook_error', index, message: redactText(admission.error) };
+        const error: HookError = {
+          type: 'hook_error',
+          index,
+          ...idsOf(parsed),
+          message: redactText(admission.error),
+        };
         return of(error);
       }
       seq += 1;

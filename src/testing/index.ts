@@ -14,7 +14,7 @@ import { defineHooks, type HookDefinition } from '../registry/define.js';
 import type { CommandHook, Hook } from '../registry/hook.js';
 
 /** Per hook name: the result stream to play (cold), or a function of the event producing one. */
-export type FakeBehaviours = Readonly<
+type FakeBehaviours = Readonly<
   Record<string, Observable<HookEmission> | ((event: HookEvent) => Observable<HookEmission>)>
 >;
 

@@ -117,7 +117,7 @@ describe('cosh-hooks replay (the built binary)', () => {
       '{"type":"hook_decision","hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"t1","decision":"none","hooks":[{"name":"no-rm","source":"config","decision":"none","outcome":"ok"}]}',
       '{"type":"hook_decision","hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"t2","decision":"block","reason":"no rm","hooks":[{"name":"no-rm","source":"config","decision":"block","outcome":"ok"}]}',
       expect.stringMatching(
-        /^\{"type":"hook_error","line":3,"message":"hook_event_name: unknown event \\"Nope\\"/,
+        /^\{"type":"hook_error","line":3,"session_id":"s","message":"hook_event_name: unknown event \\"Nope\\"/,
       ),
       '',
     ]);

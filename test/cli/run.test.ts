@@ -217,11 +217,12 @@ describe('cosh-hooks run', () => {
       {
         type: 'hook_error',
         line: 5,
+        session_id: 's',
         message:
           'hook_event_name: unknown event "BeforeLunch" (expected one of PreToolUse, PostToolUse, ' +
           'PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
       },
-      { type: 'hook_error', line: 6, message: 'tool_input: expected an object, got "rm"' },
+      { type: 'hook_error', line: 6, session_id: 's', message: 'tool_input: expected an object, got "rm"' },
       { type: 'hook_error', line: 7, message: 'session_id: missing required field (expected a string)' },
       { type: 'hook_error', line: 8, message: 'event: expected a JSON object, got an array' },
     ]);

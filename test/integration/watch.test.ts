@@ -5,14 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { filter, firstValueFrom, Subject, type Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  hookPipeline,
-  defaultDeps,
-  type HookDecision,
-  type LoadOptions,
-  type LoadResult,
-  formatProblem,
-} from '../../src/index.js';
+import { hookPipeline, defaultDeps, formatProblem, type HookDecision } from '../../src/index.js';
+import type { LoadOptions, LoadResult } from '../../src/config/load.js';
 import { watchHooks } from '../../src/config/watch.js';
 import { planTrust, recordTrust } from '../../src/config/trust-workspace.js';
 import type { Registry } from '../../src/registry/hook.js';

@@ -161,11 +161,11 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed tarball', () => {
-  it('holds only the library, the CLI, and no source map', () => {
+  it('holds only the library, the CLI, the config schema, and no source map', () => {
     const paths = packed.files.map((file) => file.path);
     const stray = paths.filter(
       (path) =>
-        !['package.json', 'README.md', 'LICENSE'].includes(path) &&
+        !['package.json', 'README.md', 'LICENSE', 'config.schema.json'].includes(path) &&
         !(/^dist\/(src|operators)\//.test(path) && /\.(js|d\.ts)$/.test(path)),
     );
     expect(stray).toEqual([]);
@@ -187,8 +187,11 @@ describe('the packed tarball', () => {
     // notice is all there is, and it must name nothing else.
     const notice = /^npm warn install-scripts( |$)/;
     const notices = lines.filter((line) => notice.test(line));
+    const { scripts } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      scripts: { prepare: string };
+    };
     expect(notices.filter((line) => /@/.test(line))).toEqual([
-      `npm warn install-scripts   cosh-hooks@${version} (prepare: npm run build)`,
+      `npm warn install-scripts   cosh-hooks@${version} (prepare: ${scripts.prepare})`,
     ]);
     expect(
       lines.filter((line) => !notice.test(line) && !/^(added|changed|removed) \d+ packages? in /.test(line)),

@@ -237,7 +237,7 @@ describe('the host object is copied when it is admitted', () => {
       const dispatcher = createDispatcher(registry, testDeps(asyncScheduler, fakeExecutor({})));
       const answer = dispatcher.dispatch(make() as EventInput);
       await expect(answer).resolves.toStrictEqual({
-        error: { type: 'hook_error', index: 1, message },
+        error: { type: 'hook_error', index: 1, session_id: 's', tool_use_id: 't1', message },
         notifications: [],
       });
       dispatcher.close();
@@ -257,7 +257,13 @@ describe('the host object is copied when it is admitted', () => {
         )(of(rmEvent() as EventInput, make() as EventInput)).output$.pipe(toArray()),
       );
       expect(lines.map((line) => line.type)).toEqual(['hook_decision', 'hook_error']);
-      expect(lines[1]).toStrictEqual({ type: 'hook_error', index: 2, message });
+      expect(lines[1]).toStrictEqual({
+        type: 'hook_error',
+        index: 2,
+        session_id: 's',
+        tool_use_id: 't1',
+        message,
+      });
     },
   );
 });

@@ -31,6 +31,7 @@ const ARGS = process.argv.slice(2);
 const QUICK_CENSUS = ARGS.includes('--quick');
 const LINES = Number(ARGS.find((arg) => arg !== '--quick') ?? 20_000);
 const SAMPLE_MS = 250;
+const PROGRESS_MS = 5_000;
 const HOOK_TIMEOUT_MS = 100;
 /** How long zombies reparented to PID 1 may take to be reaped (this sandbox's init is slow). */
 const REAP_WAIT_MS = 15_000;
@@ -48,7 +49,8 @@ const marker = `cosh-soak-${randomUUID()}`;
 /** Every hook notes its process group (its own pid: it leads the group) before anything else. */
 const note = 'echo $$ >> "$SOAK_PGIDS"';
 const HOOKS = [
-  ['allow', '^Bash$', `${note}; cat >/dev/null; echo '{"decision":"allow"}'`, {}],
+  // `shell` is cosh's own tool name: a Claude Code name (`^Bash$`) would warn that it never matches.
+  ['allow', '^shell$', `${note}; cat >/dev/null; echo '{"decision":"allow"}'`, {}],
   ['fails', '^Fail$', `${note}; cat >/dev/null; echo 'soak failure' >&2; exit 3`, {}],
   ['blocks', '^Rm$', `${note}; cat >/dev/null; echo '{"decision":"block","reason":"no rm"}'`, {}],
   // A child and a grandchild; dies on SIGTERM.
@@ -78,7 +80,7 @@ writeFileSync(
   ).join('\n'),
 );
 
-type Tool = 'Bash' | 'Fail' | 'Rm' | 'Slow' | 'SlowClosed' | 'Read';
+type Tool = 'shell' | 'Fail' | 'Rm' | 'Slow' | 'SlowClosed' | 'Read';
 
 /** What line `i` (1-based) is; a fixed pattern, so a run is reproducible. */
 const kindOf = (i: number): Tool | 'invalid' => {
@@ -88,12 +90,12 @@ const kindOf = (i: number): Tool | 'invalid' => {
   if (i % 20 === 7) return 'Fail';
   if (i % 20 === 13) return 'Rm';
   if (i % 5 === 4) return 'Read';
-  return 'Bash';
+  return 'shell';
 };
 
 /** The decision and hook outcomes each kind of event must get. */
 const EXPECTED: Record<Tool, { decision: string; reason?: string; hooks: string[] }> = {
-  Bash: { decision: 'allow', hooks: ['allow:ok'] },
+  shell: { decision: 'allow', hooks: ['allow:ok'] },
   Fail: { decision: 'none', hooks: ['fails:exit'] },
   Rm: { decision: 'block', reason: 'no rm', hooks: ['blocks:ok'] },
   Slow: { decision: 'none', hooks: ['hangs:timeout'] },
@@ -216,6 +218,12 @@ const main = async (): Promise<number> => {
     zombieChildrenPeak = Math.max(zombieChildrenPeak, children.filter((stat) => stat.state === 'Z').length);
     liveChildrenPeak = Math.max(liveChildrenPeak, children.filter((stat) => stat.state !== 'Z').length);
   }, SAMPLE_MS);
+  // Progress on stderr, so a run of minutes is never silent.
+  const progress = setInterval(() => {
+    process.stderr.write(
+      `soak: ${answered.toLocaleString('en-US')}/${LINES.toLocaleString('en-US')} answered, ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    );
+  }, PROGRESS_MS);
 
   // Write with backpressure, as a host would; the engine paces reading itself.
   child.stdin.on('error', (error) => problem(`writing stdin: ${error.message}`));
@@ -226,6 +234,7 @@ const main = async (): Promise<number> => {
   child.stdin.end();
   const code = await exited;
   clearInterval(sampler);
+  clearInterval(progress);
   const elapsedS = (Date.now() - started) / 1000;
 
   if (code !== 0) problem(`cosh-hooks exited with ${code}`);
@@ -287,7 +296,7 @@ const main = async (): Promise<number> => {
   const count = (tool: Tool) => expectedAnswers.filter((answer) => answer.kind === tool).length;
   const report = [
     `cosh-hooks soak: ${LINES} lines (${LINES - invalid} events, ${invalid} invalid) in ${elapsedS.toFixed(1)} s, ${((LINES - invalid) / elapsedS).toFixed(0)} events/s`,
-    `mix: Bash ${count('Bash')}, Read (no hook) ${count('Read')}, Fail ${count('Fail')}, Rm ${count('Rm')}, ` +
+    `mix: shell ${count('shell')}, Read (no hook) ${count('Read')}, Fail ${count('Fail')}, Rm ${count('Rm')}, ` +
       `Slow (timeout) ${count('Slow')}, SlowClosed (timeout, ignores SIGTERM, fail_closed) ${count('SlowClosed')}`,
     `answers: ${answered} (${answered - invalid} decisions, ${invalid} hook_errors), ${notifications} notifications; ` +
       `decisions ${JSON.stringify(decisionCounts)}`,
@@ -298,6 +307,7 @@ const main = async (): Promise<number> => {
       `after ${reapMs} ms: ${live.length} running, ${zombies.length} zombie`,
   ];
   process.stdout.write(`${report.join('\n')}\n\nmemory census (${QUICK_CENSUS ? 'quick' : 'full'}):\n`);
+  process.stderr.write(`soak: ${LINES} lines checked; now the memory census\n`);
   const census = await runCensus(QUICK_CENSUS, (line) => process.stderr.write(`  ${line}\n`));
   for (const miss of census.problems) problem(`census ${miss}`);
   process.stdout.write(

@@ -2,7 +2,9 @@
 // `run` functions are exercised too. A line marked @ts-expect-error that starts to compile fails tsc.
 import { asyncScheduler, lastValueFrom, of, toArray } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createSession, defineHooks, type HookAnswer, type HookEvent, type HookFunction } from 'cosh-hooks';
+import { createSession, defineHooks, type HookEvent } from 'cosh-hooks';
+// Not public names (a host writes a function, never its type), but the types defineHooks checks it by.
+import type { HookAnswer, HookFunction } from '../../src/registry/hook.js';
 import { fakeExecutor, testDeps } from 'cosh-hooks/testing';
 
 describe('in-process hook answers are typed', () => {

@@ -76,6 +76,7 @@ describe('a host types the events it sends', () => {
       error: {
         type: 'hook_error',
         index: 1,
+        session_id: 's1',
         message: 'tool_name: missing required field (expected a string)',
       },
       notifications: [],

@@ -1,6 +1,8 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { admitEvents, type Admitted, type ParsedInput } from '../../../operators/index.js';
+import { admitEvents } from '../../../operators/index.js';
+import type { Admitted } from '../../../operators/admitEvents.js';
+import type { ParsedInput } from '../../../src/events/input.js';
 import { JsonLine, type EventDefaults } from '../../../src/events/index.js';
 import { err, ok } from '../../../src/result.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
@@ -55,6 +57,7 @@ const admitted = {
     kind: 'rejected',
     index: 5,
     line: 9,
+    ids: { session_id: 's' },
     message:
       'hook_event_name: unknown event "Nope" (expected one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)',
   },

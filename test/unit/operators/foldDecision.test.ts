@@ -1,6 +1,7 @@
 import { from, map, of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { foldDecision, runHooks, stopOnBlock, type ChainStep } from '../../../operators/index.js';
+import { foldDecision, runHooks, stopOnBlock } from '../../../operators/index.js';
+import type { ChainStep } from '../../../operators/foldDecision.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookResult, HookRun } from '../../../src/protocol/index.js';
 import type { Hook } from '../../../src/registry/index.js';

@@ -1,14 +1,8 @@
 import { map, of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import {
-  admitEvents,
-  matchHooks,
-  parseLines,
-  type Admitted,
-  type AdmittedEvent,
-  type Job,
-  type RejectedInput,
-} from '../../../operators/index.js';
+import { admitEvents, matchHooks, parseLines } from '../../../operators/index.js';
+import type { Admitted, AdmittedEvent, RejectedInput } from '../../../operators/admitEvents.js';
+import type { Job } from '../../../operators/matchHooks.js';
 import { JsonLine, type HookEvent } from '../../../src/events/index.js';
 import { defineHooks, type Registry } from '../../../src/registry/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';

@@ -1,6 +1,7 @@
 import { of, type Observable, type OperatorFunction } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { parseLines, type ParsedInput } from '../../../operators/index.js';
+import { parseLines } from '../../../operators/index.js';
+import type { ParsedInput } from '../../../src/events/input.js';
 import { JsonLine } from '../../../src/events/index.js';
 import { createTestScheduler } from '../../../src/testing/index.js';
 

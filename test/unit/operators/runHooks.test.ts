@@ -9,7 +9,8 @@ import {
   type OperatorFunction,
 } from 'rxjs';
 import { describe, expectTypeOf, it } from 'vitest';
-import { runHooks, type RunDeps } from '../../../operators/index.js';
+import { runHooks } from '../../../operators/index.js';
+import type { RunDeps } from '../../../operators/runHooks.js';
 import { runHook } from '../../../src/chain/run-hook.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookResult, HookRun } from '../../../src/protocol/index.js';

@@ -21,8 +21,8 @@ import {
   Subject,
 } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { runObservers, type Observation } from '../../../operators/index.js';
-import { runObserver, type ObserverRecord } from '../../../operators/runObservers.js';
+import { runObservers } from '../../../operators/index.js';
+import { runObserver, type Observation, type ObserverRecord } from '../../../operators/runObservers.js';
 import { observerDroppedRecord } from '../../../src/audit/build.js';
 import type { RunDeps } from '../../../src/chain/run-hook.js';
 import type { HookEvent } from '../../../src/events/index.js';

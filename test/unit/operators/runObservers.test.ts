@@ -1,7 +1,7 @@
 import { map, type OperatorFunction } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { runObservers, type Observation } from '../../../operators/index.js';
-import type { ObserverRecord } from '../../../operators/runObservers.js';
+import { runObservers } from '../../../operators/index.js';
+import type { Observation, ObserverRecord } from '../../../operators/runObservers.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookDecision } from '../../../src/output/index.js';
 import type { Hook } from '../../../src/registry/index.js';

@@ -51,7 +51,12 @@ describe('createDispatcher', () => {
     const bad = dispatcher.dispatch({ hook_event_name: 'UserPromptSubmit', session_id: 's' } as EventInput);
     const good = dispatcher.dispatch(prompt('hi'));
     await expect(bad).resolves.toEqual({
-      error: { type: 'hook_error', index: 1, message: 'prompt: missing required field (expected a string)' },
+      error: {
+        type: 'hook_error',
+        index: 1,
+        session_id: 's',
+        message: 'prompt: missing required field (expected a string)',
+      },
       notifications: [],
     });
     await expect(good).resolves.toMatchObject({ decision: { seq: 1, decision: 'allow' } });

@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest';
+import { map } from 'rxjs';
+import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../../src/events/codecs.js';
 import { JsonLine } from '../../../src/events/index.js';
 import { hookPipeline } from '../../../src/pipeline/index.js';
@@ -64,8 +65,60 @@ describe('hookPipeline: a hook_error quotes no secret (docs/protocol.md)', () =>
       });
       const { errors$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
       expectObservable(errors$).toBe('-e|', {
-        e: { type: 'hook_error', index: 1, message: 'tool_input: expected an object, got "<redacted>"' },
+        e: {
+          type: 'hook_error',
+          index: 1,
+          session_id: 's',
+          tool_use_id: 't1',
+          message: 'tool_input: expected an object, got "<redacted>"',
+        },
       });
+    });
+  });
+});
+
+describe('hookPipeline: a hook_error carries the ids the input had, read without running its code', () => {
+  it('string ids as own data properties; a getter, a non-string or a throwing Proxy gives none', () => {
+    const scheduler = createTestScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      let getterRan = false;
+      const withGetter = {
+        hook_event_name: 'Stop',
+        get session_id() {
+          getterRan = true;
+          return 'from-getter';
+        },
+        tool_use_id: 't2',
+      };
+      const throwing = new Proxy(
+        {},
+        {
+          getOwnPropertyDescriptor: () => {
+            throw new Error('trap');
+          },
+        },
+      );
+      const input = cold('-abcd|', {
+        a: { hook_event_name: 'Stop', session_id: 's1', tool_use_id: 't1', stop_hook_active: 'no' },
+        b: withGetter,
+        c: throwing,
+        d: { hook_event_name: 'Stop', session_id: 5 },
+      } as unknown as Record<string, EventInput>);
+      const { errors$ } = hookPipeline(registry, testDeps(scheduler, fakeExecutor({})))(input);
+      const ids = errors$.pipe(
+        map(({ session_id, tool_use_id }) => ({
+          ...(session_id !== undefined && { session_id }),
+          ...(tool_use_id !== undefined && { tool_use_id }),
+        })),
+      );
+      expectObservable(ids).toBe('-abcd|', {
+        a: { session_id: 's1', tool_use_id: 't1' },
+        b: { tool_use_id: 't2' },
+        c: {},
+        d: {},
+      });
+      scheduler.flush();
+      expect(getterRan).toBe(false);
     });
   });
 });

@@ -12,8 +12,9 @@ import {
   fakeExecutor,
   results,
   testDeps,
-  type FakeBehaviours,
 } from '../../../src/testing/index.js';
+
+type FakeBehaviours = Parameters<typeof fakeExecutor>[0];
 
 const at = { cwd: '/', timestamp: '2026-07-01T10:00:00Z' };
 const pre = (session: string, command: string, id = command) =>
