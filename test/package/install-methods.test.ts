@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageVersion } from '../../src/version.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -110,7 +111,7 @@ describe('the README install methods, each in a scratch host', () => {
     expect(readmeInstalls()).toEqual([
       'npm install rxjs --install-links ../cosh-hooks',
       'npm install rxjs git+https://example.org/you/cosh-hooks.git',
-      'npm pack ../cosh-hooks && npm install rxjs ./cosh-hooks-0.1.0.tgz',
+      `npm pack ../cosh-hooks && npm install rxjs ./cosh-hooks-${packageVersion()}.tgz`,
     ]);
   });
 
