@@ -52,6 +52,13 @@ const SLOW = [
   'test/integration/compat.test.ts',
   'test/reliability/deep-structures.test.ts',
   'test/cli/replay.test.ts',
+  // Loading the AI SDK alone takes seconds (its peers' suites are above).
+  'test/integration/ai-sdk.test.ts',
+  'test/cli/fail-loud.test.ts',
+  'test/cli/init.test.ts',
+  'test/reliability/spawn-env.test.ts',
+  'test/reliability/path-injection.test.ts',
+  'test/integration/observers.test.ts',
   // 220 sessions with 1 MB ids under a 64 MB heap: about 30 s of one core.
   'test/reliability/bounded-sessions.test.ts',
   // Six runs of the built command line and library, each checking what it loaded.
