@@ -6,6 +6,7 @@ import {
   distinctUntilChanged,
   filter,
   map,
+  merge,
   of,
   race,
   startWith,
@@ -17,11 +18,19 @@ import {
   type OperatorFunction,
   type SchedulerLike,
 } from 'rxjs';
-import { exceptionFailure, isResult, type HookEmission } from '../src/exec/port.js';
+import { exceptionFailure, type HookEmission, type HookProgress } from '../src/exec/port.js';
 import { failure, queueTimeoutFailure, timeoutFailure, type HookResult } from '../src/protocol/result.js';
 
-/** Which deadline runs: the hook's own (`run`), the wait for its turn (`queue`), or none (`done`). */
-type Phase = 'run' | 'queue' | 'done';
+/**
+ * Which deadline runs: none yet (`subscribing`: the executor is being subscribed), the hook's own
+ * (`run`), the wait for its turn (`queue`), or none any more (`done`).
+ */
+type Phase = 'subscribing' | 'run' | 'queue' | 'done';
+
+/** Marks the end of the executor's subscription, after whatever it emitted while subscribing. */
+const SUBSCRIBED = { progress: 'subscribed' } as const;
+type Emission = HookEmission | typeof SUBSCRIBED;
+const isAResult = (emission: Emission): emission is HookResult => !('progress' in emission);
 
 /** What an executor that completes without a result (breaking the port's contract) yields. */
 const NO_RESULT: HookResult = failure('exception', 'completed without a result');
@@ -34,23 +43,40 @@ const phaseNotes = (ms: number) => {
   let stderrFirstLine: string | undefined;
   let queuedFor = '';
   let notices = 0;
+  let subscribed = false;
+  let current: Phase = 'run';
+  /** The phase a progress notice moves to; `undefined` for a stderr notice or a late `queued`. */
+  const moveTo = (emission: HookProgress): Phase | undefined => {
+    if (emission.progress === 'stderr') {
+      stderrFirstLine = emission.firstLine;
+      return undefined;
+    }
+    const first = notices++ === 0;
+    if (emission.progress === 'queued') {
+      if (!first) return undefined;
+      queuedFor = emission.waitingFor;
+      return 'queue';
+    }
+    return emission.progress === 'started' ? 'run' : 'done';
+  };
   return {
-    /** The phase a notice moves to; `undefined` for a result, a stderr notice or a late `queued`. */
-    phaseOf: (emission: HookEmission): Phase | undefined => {
-      if (isResult(emission)) return undefined;
-      if (emission.progress === 'stderr') {
-        stderrFirstLine = emission.firstLine;
-        return undefined;
+    /**
+     * The phase an emission moves to, `undefined` when it moves none (a result too). While the
+     * executor is being subscribed, moves are only noted: a deadline starts once the subscription
+     * returned (a hook that answered while subscribed never arms one; the spawn is not its time).
+     */
+    phaseOf: (emission: Emission): Phase | undefined => {
+      if (isAResult(emission)) return undefined;
+      if (emission.progress === 'subscribed') {
+        subscribed = true;
+        return current;
       }
-      const first = notices++ === 0;
-      if (emission.progress === 'queued') {
-        if (!first) return undefined;
-        queuedFor = emission.waitingFor;
-        return 'queue';
-      }
-      return emission.progress === 'started' ? 'run' : 'done';
+      const next = moveTo(emission);
+      if (next === undefined) return undefined;
+      current = next;
+      return subscribed ? next : undefined;
     },
-    expired: (phase: Phase): HookResult =>
+    expired: (phase: 'run' | 'queue'): HookResult =>
       phase === 'queue' ? queueTimeoutFailure(ms, queuedFor) : timeoutFailure(ms, stderrFirstLine),
   };
 };
@@ -86,12 +112,15 @@ export const hookDeadline =
   (emissions$) =>
     defer(() => {
       const notes = phaseNotes(ms);
-      return emissions$.pipe(
+      const run$ = emissions$.pipe(
         catchError((error: unknown) => of(exceptionFailure(error))),
         concatWith(of(NO_RESULT)),
+      );
+      // `merge` subscribes in order: SUBSCRIBED follows what the executor emitted while subscribing.
+      return merge<Emission[]>(run$, of(SUBSCRIBED)).pipe(
         connect((shared$) => {
-          const result$ = shared$.pipe(filter(isResult));
-          const within = (phase: Phase): Observable<HookResult> => {
+          const result$ = shared$.pipe(filter(isAResult));
+          const within = (phase: 'run' | 'queue'): Observable<HookResult> => {
             const due = scheduler.now() + ms;
             return result$.pipe(
               timeout({
@@ -110,9 +139,9 @@ export const hookDeadline =
           return shared$.pipe(
             map(notes.phaseOf),
             filter(isPhase),
-            startWith<Phase>('run'),
+            startWith<Phase>('subscribing'),
             distinctUntilChanged(),
-            switchMap((phase) => (phase === 'done' ? result$ : within(phase))),
+            switchMap((phase) => (phase === 'subscribing' || phase === 'done' ? result$ : within(phase))),
             take(1),
           );
         }),

@@ -1,5 +1,5 @@
-import { map, type Observable } from 'rxjs';
-import { describe, expectTypeOf, it } from 'vitest';
+import { map, Observable, VirtualTimeScheduler } from 'rxjs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { hookDeadline } from '../../../operators/hookDeadline.js';
 import type { HookEmission } from '../../../src/exec/port.js';
 import type { HookResult } from '../../../src/protocol/index.js';
@@ -96,6 +96,24 @@ describe('hookDeadline', () => {
         x: 'exception:completed without a result',
       });
     });
+  });
+
+  it('a deadline starts once the executor was subscribed: a slow spawn is not the hook time', () => {
+    const scheduler = new VirtualTimeScheduler();
+    // A spawn that takes 30 ms of the clock while subscribing, then a hook that answers 90 ms later.
+    const slowSpawn = new Observable<HookEmission>((subscriber) => {
+      scheduler.frame += 30;
+      return scheduler.schedule(() => {
+        subscriber.next(results.allow());
+        subscriber.complete();
+      }, 90);
+    });
+    const seen: string[] = [];
+    slowSpawn
+      .pipe(hookDeadline(100, scheduler))
+      .subscribe((result) => seen.push(`${result.outcome}@${scheduler.now()}`));
+    scheduler.flush();
+    expect(seen).toEqual(['ok@120']);
   });
 
   it('unsubscribing cancels the run and its deadline', () => {
