@@ -4,32 +4,29 @@
  * the mutant "a late deadline timer loses its grace"). Virtual time: a scheduler that holds every
  * timer due while the loop is busy until the loop is free, as Node's event loop does.
  */
-import { map, of, type SchedulerLike } from 'rxjs';
+import { map, of, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { describe, it } from 'vitest';
 import { runHooks } from '../../../operators/index.js';
-import {
-  commandHook,
-  createTestScheduler,
-  event,
-  fakeExecutor,
-  results,
-} from '../../../src/testing/index.js';
+import type { HookEvent } from '../../../src/events/index.js';
+import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
 
 /** `scheduler`, with its event loop busy from frame `from` to `until`: a timer due in between runs at `until`. */
-const busy = (scheduler: SchedulerLike, from: number, until: number): SchedulerLike => ({
-  now: () => scheduler.now(),
-  schedule: (work, delay = 0, state) => {
+const busy = (scheduler: SchedulerLike, from: number, until: number): SchedulerLike => {
+  const schedule = <T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T) => {
     const due = scheduler.now() + delay;
     return scheduler.schedule(work, due >= from && due < until ? until - scheduler.now() : delay, state);
-  },
-});
+  };
+  return { now: () => scheduler.now(), schedule };
+};
 
-const pre = event('PreToolUse', {
+const pre: HookEvent = {
+  hook_event_name: 'PreToolUse',
+  session_id: 's',
+  cwd: '/',
+  timestamp: '2026-07-01T10:00:00Z',
   tool_name: 'shell',
   tool_input: { command: 'ls' },
-  cwd: '/',
-  timestamp: 't',
-});
+};
 const guard = commandHook('guard', { timeout: 3 });
 
 describe('runHooks: a deadline timer that runs late keeps its grace', () => {
