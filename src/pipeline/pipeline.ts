@@ -22,8 +22,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { admitEvents, type Admitted, type RejectedInput } from '../../operators/admitEvents.js';
-import { concatMapByKey } from '../../operators/concatMapByKey.js';
-import { concatMapInline } from '../../operators/concatMapInline.js';
+import { concatMapByKey, trampolined } from '../../operators/concatMapByKey.js';
 import { matchJob, type Job, type MatchedEvent } from '../../operators/matchHooks.js';
 import { parseLines } from '../../operators/parseLines.js';
 import { runObservers, type Observation } from '../../operators/runObservers.js';
@@ -325,7 +324,7 @@ export const hookPipeline =
         }),
         parseLines(),
         admitEvents(deps),
-        options.concurrency === 'per-session' ? concatMapByKey(sessionOf, run) : concatMapInline(run),
+        options.concurrency === 'per-session' ? concatMapByKey(sessionOf, run) : concatMap(trampolined(run)),
         // Observers still running finish (each within its timeout) before the run completes.
         finalize(() => {
           ended.next();
