@@ -74,6 +74,8 @@ interface Turn {
   readonly go: ReplaySubject<void>;
   /** Completes when the decide ends: completed, errored or unsubscribed. */
   readonly done: Subject<void>;
+  /** Emits at close(): the decide ends, running or queued (one subscriber: no shared list to search). */
+  readonly stop: Subject<void>;
 }
 
 /**
@@ -111,7 +113,8 @@ export const createSession = (
       ),
     )
     .subscribe();
-  const closing = new Subject<void>();
+  // The decides subscribed and not ended, for close().
+  const open = new Set<Turn>();
   let index = 0;
   let seq = 0;
 
@@ -137,12 +140,14 @@ export const createSession = (
         key: options.concurrency === 'per-session' ? boundedKey(item.event.session_id) : '',
         go: new ReplaySubject<void>(1),
         done: new Subject<void>(),
+        stop: new Subject<void>(),
       };
+      open.add(turn);
       turns.next(turn);
       return turn.go.pipe(
         take(1),
         concatMap(() => engine.decide(item)),
-        takeUntil(closing),
+        takeUntil(turn.stop),
         concatWith(
           defer(() =>
             closed
@@ -151,7 +156,10 @@ export const createSession = (
           ),
         ),
         // On completion, error or unsubscribe: the next turn of its key may start.
-        finalize(() => turn.done.complete()),
+        finalize(() => {
+          open.delete(turn);
+          turn.done.complete();
+        }),
       );
     });
 
@@ -162,7 +170,7 @@ export const createSession = (
       closed = true;
       // No turn starts any more; then every running or queued decide ends with SessionClosedError.
       queue.unsubscribe();
-      closing.next();
+      for (const turn of [...open]) turn.stop.next();
       side.unsubscribe();
       notes?.unsubscribe();
       audit.complete();
