@@ -179,13 +179,12 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   );
   onStopSignals(serving.stop);
   let status = EXIT.failed as number;
-  let lost = false;
   try {
     status = await serving.done;
   } finally {
-    lost = await host.finish(status >= 128);
+    if ((await host.finish(status >= 128)) && status === EXIT.ok) status = EXIT.auditLost;
   }
-  return lost && status === EXIT.ok ? EXIT.auditLost : status;
+  return status;
 };
 
 /** `validate`: every configuration and extension problem on stdout; status 1 when there is any. */

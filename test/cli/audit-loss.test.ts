@@ -87,15 +87,16 @@ describe('a signal at the end of input', () => {
   it('SIGINT after every answer is written, while the run ends, exits 130', async () => {
     // The run's end waits for the collector: the signal comes once the input has ended and every
     // answer is out, when the run already counts as done.
-    let child: ReturnType<typeof start> | undefined;
+    const running: { child?: ReturnType<typeof start> } = {};
     server = createServer((request, response) => {
       request.resume();
-      child?.kill('SIGINT');
+      running.child?.kill('SIGINT');
       request.on('end', () => setTimeout(() => response.writeHead(200).end('{}'), 200));
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    child = start(['run', ...box.flags, '--otlp-endpoint', endpoint]);
+    const child = start(['run', ...box.flags, '--otlp-endpoint', endpoint]);
+    running.child = child;
     const done = finished(child);
     child.stdin.end(events(1));
     const run = await done;
