@@ -1,6 +1,17 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { catchError, firstValueFrom, map, of, reduce, tap, type Observable, type Subscription } from 'rxjs';
+import {
+  asyncScheduler,
+  catchError,
+  firstValueFrom,
+  map,
+  of,
+  reduce,
+  tap,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import {
   decidedFrom,
   engineFailure,
@@ -52,6 +63,14 @@ export interface BridgeOptions {
   readonly onLine?: (line: OutputLine) => void;
   /** Writes to the client not yet taken by it, past which the upstream is no longer read. */
   readonly maxPendingWrites?: number;
+  /** Where deadlines are kept (default: the async scheduler); virtual time in tests. */
+  readonly scheduler?: SchedulerLike;
+  /** With nothing pending and nothing from the client for this long, the connection ends (HTTP). */
+  readonly idleMs?: number;
+  /** The tools of each `tools/list` answer, by the upstream's names. */
+  readonly onTools?: (tools: readonly string[]) => void;
+  /** A `tools/call` without an id (a notification), which is never forwarded. */
+  readonly onUnansweredCall?: (tool: string) => void;
 }
 
 /** One client connection, bridged to its upstream. */
@@ -79,8 +98,11 @@ interface Forwarded {
   readonly method: string;
   readonly call: Call | undefined;
   readonly progressToken: RequestId | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: Subscription | undefined;
 }
+
+/** How long an upstream that failed before the client said anything waits for its first request, to answer it. */
+const FIRST_WORD_MS = 5_000;
 
 const isId = (value: unknown): value is RequestId => typeof value === 'string' || typeof value === 'number';
 
@@ -96,6 +118,7 @@ const hasFlow = (transport: Transport): transport is Transport & Flow =>
  */
 export const bridge = (client: Transport, upstream: Transport, options: BridgeOptions): Bridge => {
   const { context, session } = options;
+  const scheduler = options.scheduler ?? asyncScheduler;
   const maxPendingWrites = options.maxPendingWrites ?? 256;
   const calls = new Map<string, Call>();
   const forwarded = new Map<string, Forwarded>();
@@ -109,6 +132,12 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
   let confirmCount = 0;
   let pendingWrites = 0;
   let upstreamError: string | undefined;
+  let idle: Subscription | undefined;
+  /** Whether the client has sent anything; and, while the end waits for its first word, what to call then. */
+  let heard = false;
+  let firstWord: (() => void) | undefined;
+  const sends = new Set<Promise<void>>();
+  let endMessage = '';
   let ending: Promise<void> | undefined;
   let resolveEnded: (value: { reason: string; byUpstream: boolean }) => void = () => undefined;
   const ended = new Promise<{ reason: string; byUpstream: boolean }>((resolve) => (resolveEnded = resolve));
@@ -131,25 +160,40 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     subscription.add(() => background.delete(subscription));
   };
 
+  /** Restarts the idle deadline: the connection ends once it passes with nothing pending. */
+  const touch = (): void => {
+    const idleMs = options.idleMs;
+    if (idleMs === undefined || ending !== undefined) return;
+    idle?.unsubscribe();
+    idle = scheduler.schedule(() => {
+      if (calls.size + forwarded.size > 0) touch();
+      else void end(`the session was idle for ${idleMs} ms`, false);
+    }, idleMs);
+  };
+
   const toClient = (message: JsonObject, related?: RequestId): void => {
     const sendOptions: TransportSendOptions | undefined =
       related === undefined ? undefined : { relatedRequestId: related };
+    // An answer counts as activity; the server's own notifications do not keep a session alive.
+    if (message['method'] === undefined) touch();
     pendingWrites += 1;
     if (pendingWrites === maxPendingWrites && hasFlow(upstream)) upstream.flow(false);
-    client
+    const sent = client
       .send(message as JSONRPCMessage, sendOptions)
       .catch((error: unknown) => options.warn(`cannot send to the client: ${describeThrown(error)}`))
       .finally(() => {
+        sends.delete(sent);
         pendingWrites -= 1;
         if (pendingWrites === maxPendingWrites - 1 && hasFlow(upstream)) upstream.flow(true);
       });
+    sends.add(sent);
   };
 
   const take = (key: string): Forwarded | undefined => {
     const entry = forwarded.get(key);
     if (entry === undefined) return undefined;
     forwarded.delete(key);
-    clearTimeout(entry.timer);
+    entry.timer?.unsubscribe();
     if (entry.progressToken !== undefined) progress.delete(idKey(entry.progressToken));
     return entry;
   };
@@ -165,8 +209,8 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
   };
 
   const arm = (key: string, entry: Forwarded): void => {
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => {
+    entry.timer?.unsubscribe();
+    entry.timer = scheduler.schedule(() => {
       if (take(key) === undefined) return;
       const message = `the upstream server did not answer within ${options.requestTimeoutMs} ms`;
       void upstream.send(cancelled(entry.id, message) as JSONRPCMessage).catch(() => undefined);
@@ -188,17 +232,16 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     if (entry.progressToken !== undefined) progress.set(idKey(entry.progressToken), key);
     arm(key, entry);
     upstream.send(message as JSONRPCMessage).catch((error: unknown) => {
+      // An upstream that cannot be reached (its transport names it and the cause) ends the connection.
+      const reason = describeThrown(error);
       if (take(key) !== undefined)
-        failRequest(entry, ERROR.connectionClosed, `the upstream server: ${describeThrown(error)}`);
+        failRequest(entry, ERROR.connectionClosed, `cosh-hooks mcp-proxy: ${reason}`);
+      void end(reason, true);
     });
   };
 
   const toUpstream = (message: JsonObject): void => {
-    upstream
-      .send(message as JSONRPCMessage)
-      .catch((error: unknown) =>
-        options.warn(`cannot send to the upstream server: ${describeThrown(error)}`),
-      );
+    upstream.send(message as JSONRPCMessage).catch((error: unknown) => void end(describeThrown(error), true));
   };
 
   const deny = (call: Call, reason: string): void => {
@@ -305,8 +348,22 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
   };
 
   const fromClient = (message: JsonObject): void => {
-    if (ending !== undefined) return;
     const { method, id } = message;
+    heard = true;
+    if (ending !== undefined) {
+      // A request that comes while the connection ends still gets its answer: why it ended.
+      if (typeof method === 'string' && isId(id))
+        toClient(errorResponse(id, ERROR.connectionClosed, endMessage));
+      firstWord?.();
+      return;
+    }
+    touch();
+    if (method === 'tools/call' && !isId(id)) {
+      // A notification has no answer to withhold: the call is never forwarded, and it is said.
+      const parsed = callOf(message['params']);
+      options.onUnansweredCall?.(parsed.ok ? parsed.tool : '(no tool name)');
+      return;
+    }
     if (typeof method === 'string' && isId(id)) {
       // An id still in use would cross two answers: the second request is refused.
       if (calls.has(idKey(id)) || forwarded.has(idKey(id)))
@@ -334,6 +391,15 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     toUpstream(message);
   };
 
+  const reportTools = (response: JsonObject): void => {
+    const result = response['result'];
+    const tools = isJsonObject(result) ? result['tools'] : undefined;
+    if (!Array.isArray(tools) || options.onTools === undefined) return;
+    options.onTools(
+      tools.flatMap((tool) => (isJsonObject(tool) && typeof tool['name'] === 'string' ? [tool['name']] : [])),
+    );
+  };
+
   /** The one request waiting for upstream, if there is exactly one: where its server's messages belong on HTTP. */
   const onlyPending = (): RequestId | undefined => {
     if (forwarded.size !== 1) return undefined;
@@ -359,6 +425,7 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     // An answer after its request was cancelled or timed out: the client no longer waits for it.
     if (entry === undefined) return;
     if (entry.call !== undefined) return answered(entry.call, message);
+    if (entry.method === 'tools/list') reportTools(message);
     if (entry.method === 'initialize') {
       // An HTTP upstream sends the version on every request after this (its SDK client would).
       const result = message['result'];
@@ -368,14 +435,26 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
     toClient(message);
   };
 
+  /** `promise`, or at most FIRST_WORD_MS on the scheduler. */
+  const within = (promise: Promise<void>): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = scheduler.schedule(() => resolve(), FIRST_WORD_MS);
+      void promise.then(() => {
+        timer.unsubscribe();
+        resolve();
+      });
+    });
+
   const end = (reason: string, byUpstream: boolean): Promise<void> => {
     if (ending !== undefined) return ending;
     let markEnding: () => void = () => undefined;
     // Set before any step below runs: closing a transport calls back into `end` at once.
     ending = new Promise<void>((resolve) => (markEnding = resolve));
+    idle?.unsubscribe();
+    endMessage = `cosh-hooks mcp-proxy: ${reason}`;
     void (async () => {
       try {
-        const message = `cosh-hooks mcp-proxy: ${reason}`;
+        const message = endMessage;
         for (const key of [...forwarded.keys()]) {
           const entry = take(key);
           if (entry !== undefined) failRequest(entry, ERROR.connectionClosed, message);
@@ -390,6 +469,11 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
         if (started) await firstValueFrom(decided$(sessionEnd(context, reason)), { defaultValue: undefined });
         for (const subscription of background) subscription.unsubscribe();
         background.clear();
+        // An upstream that failed before the client said anything: its first request gets the reason.
+        if (byUpstream && !heard) await within(new Promise<void>((resolve) => (firstWord = resolve)));
+        // What was written to the client goes out before its transport closes (a client that does
+        // not read is not waited for).
+        await within(Promise.all(sends).then(() => undefined));
         await client.close().catch(() => undefined);
       } finally {
         resolveEnded({ reason, byUpstream });
@@ -407,8 +491,12 @@ export const bridge = (client: Transport, upstream: Transport, options: BridgeOp
   upstream.onclose = () => void end(upstreamError ?? 'the upstream server closed the connection', true);
   client.onmessage = (message) => fromClient(message as JsonObject);
   client.onerror = (error) => options.warn(`client: ${error.message}`);
-  client.onclose = () => void end('the client closed the connection', false);
+  client.onclose = () => {
+    firstWord?.();
+    void end('the client closed the connection', false);
+  };
 
+  touch();
   const starting = (async () => {
     try {
       await upstream.start();
