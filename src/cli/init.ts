@@ -125,7 +125,13 @@ export const initCommand = (flags: InitFlags): number => {
   const schema = packageFileUrl('config.schema.json');
   const starter = starterFiles({
     ...(schema !== undefined && { schemaUrl: schema.href }),
-    logFile: join(folder, 'hook-events.jsonl'),
+    // A project's observer logs in the user's folder: trust pins every file of the project's.
+    logFile: join(
+      flags.workspace !== undefined && flags.config === undefined
+        ? join(resolve(process.cwd(), flags.home ?? homedir()), '.copilot-shell')
+        : folder,
+      'hook-events.jsonl',
+    ),
     ...(flags.workspace !== undefined && flags.config === undefined && { project: true }),
   });
   const files = [
