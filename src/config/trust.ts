@@ -3,8 +3,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { EventName } from '../events/names.js';
 import type { CommandHook } from '../registry/hook.js';
-import { digestFile, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
-import { digestFolder } from '../exec/folder-digest.js';
+import { digestFile, digestFolder, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
 import { envNameRefusal } from './trust-env.js';
 import { commandForm, interpreterOf, ownShebangRefusal, scriptRefusal, shebangOf } from './trust-grammar.js';
 

@@ -1,7 +1,6 @@
 import { failure, type HookFailure } from '../protocol/result.js';
 import type { CommandHook } from '../registry/hook.js';
-import { digestFolder } from './folder-digest.js';
-import { digestFile } from './script-digest.js';
+import { digestFile, digestFolder } from './script-digest.js';
 
 /**
  * A trusted project hook whose script (or hook folder) changed since `cosh-hooks trust` recorded it: the failure it

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatProblem, loadHooks, type LoadOptions } from '../../../src/config/index.js';
 import { planTrust, recordTrust } from '../../../src/config/trust-workspace.js';
-import { MAX_FOLDER_ENTRIES } from '../../../src/exec/folder-digest.js';
+import { MAX_FOLDER_ENTRIES } from '../../../src/exec/script-digest.js';
 import { changedTrustedScript } from '../../../src/exec/trusted-scripts.js';
 import type { CommandHook } from '../../../src/registry/hook.js';
 
