@@ -74,8 +74,6 @@ module.exports = {
     ]),
     layer('audit-layer', 'src/audit/', [
       'operators/',
-      // The hand-written stream around an audited chain subscribes like the operators do.
-      'src/chain/direct-observer.ts',
       'src/events/',
       'src/protocol/',
       'src/registry/',

@@ -1,16 +1,31 @@
 import {
+  concatMap,
   defer,
   finalize,
   from,
   groupBy,
   mergeMap,
+  queueScheduler,
   Subject,
+  subscribeOn,
   tap,
+  type Observable,
   type ObservableInput,
   type OperatorFunction,
 } from 'rxjs';
-import { concatMapInline } from './concatMapInline.js';
 
+/**
+ * A `concatMap` projection whose inner streams start from a loop, not by recursion. RxJS 7's
+ * `concatMap` subscribes the next buffered inner inside the teardown of the one that completed: with
+ * thousands of values waiting behind one slow answer, answers that complete while subscribing
+ * overflow the stack, and the stream stops with no error and no completion. Subscribed on the
+ * `queueScheduler`, each such inner starts after the previous one returned; answers still come in
+ * the same frame.
+ */
+export const trampolined =
+  <T, R>(project: (value: T) => ObservableInput<R>) =>
+  (value: T): Observable<R> =>
+    defer(() => project(value)).pipe(subscribeOn(queueScheduler));
 /**
  * Idle keys whose group stays open: a key that comes back soon (a session's next event) reuses its
  * group instead of building one per item; when this many are idle, they are closed, so an endless
@@ -21,7 +36,7 @@ const IDLE_GROUPS = 1024;
 /**
  * Like `concatMap`, but serialized per key only: items with the same key are projected one after
  * another, in order; items with different keys may overlap. Each key's items go through
- * `concatMapInline`, so an answer that is an array is emitted in place. A key whose group has nothing
+ * `concatMap` with `trampolined` inners, so any number of them may wait. A key whose group has nothing
  * queued or running keeps it for its next item; when 1,024 keys are idle their groups are closed, so
  * an endless stream of short-lived keys (sessions) holds memory for that many at most.
  *
@@ -57,13 +72,8 @@ export const concatMapByKey =
         }
         idle.add(key);
       };
-      const run = (key: string, item: T): ObservableInput<R> => {
-        const answer = project(item);
-        if (!Array.isArray(answer)) return from(answer).pipe(finalize(() => done(key)));
-        // Emitted in place by concatMapInline: the key is done with it already.
-        done(key);
-        return answer;
-      };
+      const run = (key: string, item: T): Observable<R> =>
+        from(project(item)).pipe(finalize(() => done(key)));
       return source.pipe(
         tap((item) => {
           const key = keyOf(item);
@@ -72,6 +82,6 @@ export const concatMapByKey =
           else if (group.pending++ === 0) idle.delete(key);
         }),
         groupBy(keyOf, { duration: (group) => groups.get(group.key)!.close }),
-        mergeMap((group) => group.pipe(concatMapInline((item) => run(group.key, item)))),
+        mergeMap((group) => group.pipe(concatMap(trampolined((item: T) => run(group.key, item))))),
       );
     });

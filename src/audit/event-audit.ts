@@ -1,5 +1,4 @@
-import { from, Observable, type ObservableInput } from 'rxjs';
-import { DirectObserver } from '../chain/direct-observer.js';
+import { concatWith, defer, EMPTY, from, tap, type ObservableInput } from 'rxjs';
 import type { MatchedEvent } from '../../operators/matchHooks.js';
 import type { Observation } from '../../operators/runObservers.js';
 import type { HookEvent } from '../events/codecs.js';
@@ -68,54 +67,19 @@ export const auditEvent = (
     }
     if (observers.length > 0) audit.observe({ ids, event: job.event, decision: decided, observers });
   };
-  // An event without hooks is answered with an array: a generator delivers it, then, asked for
-  // the next item, does the audit (cheaper than an Observable pipeline on the no-hook path).
-  if (Array.isArray(lines)) return linesThen(lines as readonly OutputLine[], afterDecision);
-  return linesThenObservable(lines, (decided) => afterDecision(decided, false));
-};
-
-/**
- * The lines of a chain, then `after` with its decision once every line (the decision last) was
- * delivered, before the output completes. Written by hand (docs/performance.md, "Hand-written hot
- * paths"): a `tap` around the chain was an operator subscription per audited event (row 9b).
- * The observer is linked to the output before subscribing, so an output closed while the chain
- * emits synchronously stops the chain at once, as under an operator.
- */
-const linesThenObservable = (
-  lines: ObservableInput<OutputLine>,
-  after: (decided: HookDecision) => void,
-): Observable<OutputLine> =>
-  new Observable<OutputLine>((subscriber) => {
-    let decided: HookDecision | undefined;
-    const chain = new DirectObserver<OutputLine>({
-      next: (line) => {
-        if (line.type === 'hook_decision') decided = line;
-        subscriber.next(line);
-      },
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => {
-        // A DirectObserver does not catch for its handlers: what the audit step throws ends this
-        // stream with an error, as a `tap` did, and never escapes into the chain's timer.
-        try {
-          if (decided !== undefined) after(decided);
-        } catch (error) {
-          return subscriber.error(error);
-        }
-        subscriber.complete();
-      },
-    });
-    subscriber.add(chain);
-    from(lines).subscribe(chain);
-  });
-
-function* linesThen(
-  lines: readonly OutputLine[],
-  after: (decided: HookDecision, answeredAtOnce: true) => void,
-): Generator<OutputLine> {
+  // An array is the whole answer, made before the clock was read: decided when received.
+  const answeredAtOnce = Array.isArray(lines);
   let decided: HookDecision | undefined;
-  for (const line of lines) {
-    if (line.type === 'hook_decision') decided = line;
-    yield line;
-  }
-  if (decided !== undefined) after(decided, true);
-}
+  return from(lines).pipe(
+    tap((line) => {
+      if (line.type === 'hook_decision') decided = line;
+    }),
+    // What the audit step throws ends the event's stream with an error (the per-event boundary).
+    concatWith(
+      defer(() => {
+        if (decided !== undefined) afterDecision(decided, answeredAtOnce);
+        return EMPTY;
+      }),
+    ),
+  );
+};

@@ -9,7 +9,7 @@ import type { Hook } from '../registry/hook.js';
 
 /** Where a hook is configured: `file:line` when known, else its source. */
 const whereOf = (report: HookReport, hook: Hook | undefined): string => {
-  const origin = hook?.kind === 'command' ? hook.origin : undefined;
+  const origin = hook?.kind === 'function' ? undefined : hook?.origin;
   if (origin === undefined) return report.source;
   return origin.line === undefined ? origin.file : `${origin.file}:${origin.line}`;
 };

@@ -2,7 +2,7 @@ import { byEvent, EVENT_NAMES, MATCHED_EVENTS, type Decision, type EventName } f
 import type { ConfigProblem, LoadedSources as Sources } from '../config/index.js';
 import type { DryRun } from './doctor.js';
 import type { HookDecision, HookNotification } from '../output/lines.js';
-import type { Hook, Registry } from '../registry/hook.js';
+import type { Hook, Registry, RuleHook } from '../registry/hook.js';
 import { redactText } from '../protocol/redact/index.js';
 import { columns, palette, type Paint, type Palette } from './style.js';
 
@@ -91,7 +91,14 @@ const isPersistent = (hook: Hook): boolean => hook.kind === 'command' && hook.pe
 
 /** How a hook runs (spec §8): `persistent` (one process for many events), else `per-event`. */
 export const modeOf = (hook: Hook): 'persistent' | 'per-event' | 'in-process' =>
-  hook.kind === 'function' ? 'in-process' : hook.persistent ? 'persistent' : 'per-event';
+  hook.kind !== 'command' ? 'in-process' : hook.persistent ? 'persistent' : 'per-event';
+
+/** A rule hook's rules as one line: `deny Bash(rm -rf:*), Edit(/etc/**); allow Bash(git status)`. */
+export const rulesLine = (lists: RuleHook['rules']['lists']): string =>
+  (['deny', 'ask', 'allow'] as const)
+    .filter((kind) => lists[kind].length > 0)
+    .map((kind) => `${kind} ${lists[kind].join(', ')}`)
+    .join('; ');
 
 /** The last line of `validate`: a count of problems, or what was found when there are none. */
 export const formatValidationSummary = (
@@ -165,7 +172,7 @@ const skippedWhy = (hook: Hook): string | undefined => (hook.kind === 'command' 
 /** The `enabled` cell of a hook that does not run: skipped, untrusted or turned off. */
 const enabledWhy = (hook: Hook): string => {
   if (skippedWhy(hook) !== undefined) return 'skipped';
-  return hook.kind === 'command' && hook.untrusted !== undefined ? 'untrusted' : 'no';
+  return hook.kind !== 'function' && hook.untrusted !== undefined ? 'untrusted' : 'no';
 };
 
 /** What `list --json` prints for one hook. */
@@ -173,6 +180,12 @@ export interface ListedHook {
   readonly name: string;
   readonly source: string;
   readonly command?: string;
+  /** A rule hook's rules (docs/configuration.md, Policy). */
+  readonly rules?: {
+    readonly deny: readonly string[];
+    readonly ask: readonly string[];
+    readonly allow: readonly string[];
+  };
   readonly matcher: string | null;
   readonly timeout: number;
   readonly fail_closed: boolean;
@@ -196,6 +209,7 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   name: hook.name,
   source: hook.source,
   ...(hook.kind === 'command' && { command: redactText(hook.command) }),
+  ...(hook.kind === 'rule' && { rules: hook.rules.lists }),
   matcher: hook.matcher === undefined ? null : hook.matcher.source,
   timeout: hook.timeoutMs,
   fail_closed: hook.failClosed,
@@ -203,7 +217,7 @@ const listed = (hook: Hook, problems: readonly string[] = []): ListedHook => ({
   persistent: isPersistent(hook),
   enabled: hook.enabled,
   ...(hook.observe === true && { observe: true as const }),
-  ...(hook.kind === 'command' && hook.untrusted !== undefined && { untrusted: redactText(hook.untrusted) }),
+  ...(hook.kind !== 'function' && hook.untrusted !== undefined && { untrusted: redactText(hook.untrusted) }),
   ...(hook.kind === 'command' && hook.skipped !== undefined && { skipped: hook.skipped }),
   ...(hook.description !== undefined && { description: redactText(hook.description) }),
   ...(hook.kind === 'command' && hook.extensionPath !== undefined && { extension_path: hook.extensionPath }),
@@ -291,9 +305,10 @@ export const formatChains = (
       // Redacted, as cosh-core prints every hook command: a token written into a command stays
       // out of terminals, logs and bug reports (the config file holds it).
       if (hook?.kind === 'command') out.push(`     ${p.dim(`$ ${printableLine(redactText(hook.command))}`)}`);
+      if (hook?.kind === 'rule') out.push(`     ${p.dim(printableLine(rulesLine(hook.rules.lists)))}`);
       for (const message of i === 0 ? [] : (found[i - 1] ?? []))
         out.push(`     ${p.red('!')} ${printableLine(redactText(message))}`);
-      if (hook?.kind === 'command' && hook.untrusted !== undefined)
+      if (hook !== undefined && hook.kind !== 'function' && hook.untrusted !== undefined)
         out.push(`     ${p.yellow(`untrusted: ${printableLine(redactText(hook.untrusted))}`)}`);
       const skipped = hook === undefined ? undefined : skippedWhy(hook);
       if (skipped !== undefined)

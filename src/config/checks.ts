@@ -56,7 +56,7 @@ const lookupFor =
   };
 
 const whereOf = (hook: Hook): HookOrigin =>
-  hook.kind === 'command' && hook.origin !== undefined ? hook.origin : { file: hook.source };
+  hook.kind !== 'function' && hook.origin !== undefined ? hook.origin : { file: hook.source };
 
 const problemAt = (event: EventName, hook: Hook, message: string): ConfigProblem => {
   const origin = whereOf(hook);

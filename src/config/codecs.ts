@@ -28,6 +28,8 @@ export type SchemaNote =
       readonly required: t.Props;
       readonly optional: t.Props;
       readonly closed: boolean;
+      /** Keys of which at least one must be present. */
+      readonly oneOf?: readonly string[];
     };
 
 const SCHEMA_NOTES = new WeakMap<t.Mixed, SchemaNote>();
@@ -194,6 +196,8 @@ interface ObjectShape<R extends t.Props, O extends t.Props> {
   readonly optional?: O;
   /** The problem for a key that is neither required nor optional; absent = such keys are ignored. */
   readonly unknownKey?: (key: string) => string;
+  /** Optional keys of which at least one must be present: missing, the problem names the first. */
+  readonly oneOf?: { readonly keys: readonly string[]; readonly message: string };
 }
 
 /**
@@ -243,11 +247,26 @@ export const object = <
         if (!Object.hasOwn(value, key))
           errors.push({ value: undefined, context: t.appendContext(context, key, codec, undefined) });
       }
+      const oneOf = shape.oneOf;
+      if (oneOf !== undefined && !oneOf.keys.some((key) => Object.hasOwn(value, key))) {
+        const first = oneOf.keys[0]!;
+        errors.push({
+          value: undefined,
+          context: t.appendContext(context, first, codecOf(first) ?? t.unknown, undefined),
+          message: oneOf.message,
+        });
+      }
       return errors.length > 0 ? t.failures(errors) : t.success(decoded as ObjectOf<R, O>);
     },
     t.identity,
   );
-  SCHEMA_NOTES.set(codec, { kind: 'object', required, optional, closed: shape.unknownKey !== undefined });
+  SCHEMA_NOTES.set(codec, {
+    kind: 'object',
+    required,
+    optional,
+    closed: shape.unknownKey !== undefined,
+    ...(shape.oneOf !== undefined && { oneOf: shape.oneOf.keys }),
+  });
   return codec;
 };
 
@@ -274,10 +293,34 @@ export const CONFIG_HOOK_KEYS = [
   'fail_open',
   'sequential',
   'dialect',
+  'deny',
+  'ask',
+  'allow',
+  'reason',
+  'system_message',
 ] as const;
 
-/** The optional keys of a hook table: one list for `[[hooks.<Event>]]` and `[[imported_hooks]]`. */
+/** A rule hook's list: Claude Code permission rules (docs/configuration.md, Policy), checked when compiled. */
+export const RuleList = withSchema(renamed(t.array(NonEmptyString), 'an array of permission rules'), {
+  type: 'array',
+  items: { ...NON_EMPTY_TEXT, description: 'Tool or Tool(specifier), e.g. "Bash(rm -rf:*)"' },
+});
+
+/** The keys of a rule hook, instead of `command` (docs/configuration.md, Policy). */
+export const RULE_KEYS = ['deny', 'ask', 'allow'] as const;
+
+/**
+ * The optional keys of a hook table: one list for `[[hooks.<Event>]]` and `[[imported_hooks]]`.
+ * A table has `command` or rules (`deny`/`ask`/`allow`): checked apart (config-file.ts), with
+ * what belongs to each kind.
+ */
 const HOOK_TABLE_OPTIONAL = {
+  command: CommandText,
+  deny: RuleList,
+  ask: RuleList,
+  allow: RuleList,
+  reason: AString,
+  system_message: AString,
   name: AString,
   timeout: TimeoutMs,
   matcher: Matcher,
@@ -294,10 +337,16 @@ const HOOK_TABLE_OPTIONAL = {
   dialect: DialectName,
 };
 
+/** A hook table has `command` or rules: at least one (config-file.ts refuses both). */
+const COMMAND_OR_RULES = {
+  keys: ['command', 'deny', 'ask', 'allow'],
+  message: 'missing required key (expected a non-empty string, or deny/ask/allow rules)',
+};
+
 /** One `[[hooks.<Event>]]` table. `name` is checked apart (config-file.ts), so that a blank one is caught too. */
 export const ConfigHook = object('a hook table', {
-  required: { command: CommandText },
   optional: HOOK_TABLE_OPTIONAL,
+  oneOf: COMMAND_OR_RULES,
   unknownKey: (key) => `unknown key (expected ${CONFIG_HOOK_KEYS.join(', ')})${hint(key, CONFIG_HOOK_KEYS)}`,
 });
 export type ConfigHook = t.TypeOf<typeof ConfigHook>;
@@ -347,8 +396,9 @@ export const ANY_EVENT_HOOK_KEYS = ['events', ...CONFIG_HOOK_KEYS] as const;
  * several or all events. It runs after each listed event's own `[[hooks.<Event>]]` tables.
  */
 export const AnyEventHook = object('a hook table', {
-  required: { events: EventList, command: CommandText },
+  required: { events: EventList },
   optional: HOOK_TABLE_OPTIONAL,
+  oneOf: COMMAND_OR_RULES,
   unknownKey: (key) =>
     `unknown key (expected ${ANY_EVENT_HOOK_KEYS.join(', ')})${hint(key, ANY_EVENT_HOOK_KEYS)}`,
 });
@@ -445,8 +495,9 @@ export const IMPORTED_HOOK_KEYS = ['event', ...CONFIG_HOOK_KEYS] as const;
  * (docs/configuration.md).
  */
 export const ImportedHook = object('a hook table', {
-  required: { event: EventNameText, command: CommandText },
+  required: { event: EventNameText },
   optional: HOOK_TABLE_OPTIONAL,
+  oneOf: COMMAND_OR_RULES,
   unknownKey: (key) =>
     `unknown key (expected ${IMPORTED_HOOK_KEYS.join(', ')})${hint(key, IMPORTED_HOOK_KEYS)}`,
 });

@@ -2,9 +2,9 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { parse, TomlError } from 'smol-toml';
 import { byEvent, EVENT_NAMES, MATCHED_EVENTS, isEventName, type EventName } from '../events/names.js';
 import { commandOfDialect } from './substitute.js';
-import { commandHookOf, matchesEveryTool } from '../registry/define.js';
-import type { CommandHook } from '../registry/hook.js';
-import { ANY_EVENT_KEY, ConfigFile, isRecord, type ConfigHook } from './codecs.js';
+import { commandHookOf, matchesEveryTool, ruleHookOf, ruleHookProblems } from '../registry/define.js';
+import type { CommandHook, ConfiguredHook } from '../registry/hook.js';
+import { ANY_EVENT_KEY, ConfigFile, isRecord, RULE_KEYS, type ConfigHook } from './codecs.js';
 import { problemLocator, tomlLocations } from './locate.js';
 import { shortTimeout } from './timeout-unit.js';
 import type { HooksSettings } from './project-settings.js';
@@ -22,12 +22,15 @@ import {
 /** Hooks of the config file per event, in file order; all enabled until state is applied. */
 export type HooksByEvent = Readonly<Record<EventName, readonly CommandHook[]>>;
 
+/** Hooks of a config file per event: commands and rule hooks (docs/configuration.md, Policy). */
+export type ConfiguredByEvent = Readonly<Record<EventName, readonly ConfiguredHook[]>>;
+
 export interface ConfigFileResult {
   /** `[hooks] enabled`; absent = true. */
   readonly enabled: boolean;
   /** `[hooks] stop_loop_limit`, when the file sets it. */
   readonly stopLoopLimit?: number;
-  readonly hooks: HooksByEvent;
+  readonly hooks: ConfiguredByEvent;
   /**
    * What layering needs (docs/configuration.md, layers): whether `enabled` was written, the events
    * the file defines (an empty list counts), the managed-mode keys, and for each hook the index of
@@ -142,7 +145,51 @@ const SKIPPED_UNNAMED = "hook has no name (the seed's rule 5: a definition witho
  * (docs/configuration.md).
  */
 const tableErrors = (document: Record<string, unknown>): Issue[] =>
-  hookTablesOf(document).flatMap(({ table, at }) => failModeConflict(table, at));
+  hookTablesOf(document).flatMap(({ events, table, at }) => [
+    ...failModeConflict(table, at),
+    ...kindProblems(events, table, at),
+  ]);
+
+/** Keys a rule hook has no use for: it runs no process and always decides. */
+const COMMAND_ONLY_KEYS = ['persistent', 'env', 'dialect', 'observe', 'redact'] as const;
+
+/**
+ * A hook table has `command` or rules (`deny`/`ask`/`allow`), not both (the codec requires one);
+ * a rule table has none of a process's keys, and sits on tool events only (docs/configuration.md,
+ * Policy).
+ */
+const kindProblems = (
+  events: readonly EventName[],
+  table: Record<string, unknown>,
+  at: Segment[],
+): Issue[] => {
+  const rules = RULE_KEYS.filter((key) => table[key] !== undefined);
+  if (rules.length === 0) return [];
+  if (table.command !== undefined)
+    return [
+      {
+        path: [...at, 'command'],
+        message: `a hook table has command or rules (${rules.join(', ')}), not both`,
+      },
+    ];
+  return [
+    ...COMMAND_ONLY_KEYS.filter(
+      (key) => table[key] !== undefined && key !== 'dialect' && key !== 'observe',
+    ).map((key): Issue => ({
+      path: [...at, key],
+      message: `a rule hook runs no process: ${key} has no use`,
+    })),
+    ...[...new Set(events.flatMap((event) => ruleHookProblems(event, table)))].map((message): Issue => ({
+      path: [
+        ...at,
+        message.startsWith('rule hooks')
+          ? RULE_KEYS.find((key) => rules.includes(key))!
+          : message.split(':')[0]!,
+      ],
+      message,
+    })),
+  ];
+};
 
 /**
  * Validates the text of a config file (spec §2) and resolves its hooks. Pure: `file` only names
@@ -167,8 +214,9 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
     return { ...empty, errors: [...issues, ...conflicts].map(locate), warnings };
   }
   const section = decoded.right.hooks ?? {};
-  const hooks = noHooks();
+  const hooks = byEvent((): ConfiguredHook[] => []);
   const tableIndex = byEvent((): number[] => []);
+  const ruleErrors: ConfigProblem[] = [];
   const add = (event: EventName, table: ConfigHook, at: Segment[]) => {
     const { line } = locate({ path: at, message: '' });
     // `[hooks] fail_closed` is the file's default: a hook's own fail_closed or fail_open wins.
@@ -176,14 +224,25 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
       table.fail_closed === undefined && table.fail_open === undefined
         ? section.fail_closed
         : table.fail_closed;
+    const fields = {
+      ...table,
+      ...(failClosed !== undefined && { fail_closed: failClosed }),
+      name: isUnnamed(table.name) ? '' : (table.name ?? ''),
+      origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
+    };
+    if (table.command === undefined) {
+      const { system_message: systemMessage, ...rest } = fields;
+      const rule = ruleHookOf({ ...rest, ...(systemMessage !== undefined && { systemMessage }) }, 'config');
+      if ('problems' in rule)
+        ruleErrors.push(
+          ...rule.problems.map((message) => locate({ path: [...at, message.split(':')[0]!], message })),
+        );
+      // A rule hook without a name is never run: it has no place in the chain to be named by.
+      else if (!isUnnamed(table.name)) hooks[event].push(rule.hook);
+      return;
+    }
     const hook = commandHookOf(
-      {
-        ...table,
-        ...(failClosed !== undefined && { fail_closed: failClosed }),
-        name: isUnnamed(table.name) ? '' : (table.name ?? ''),
-        command: commandOfDialect(table.dialect, table.command),
-        origin: { file, ...(line !== undefined && { line }), path: formatPath(at) },
-      },
+      { ...fields, command: commandOfDialect(table.dialect, table.command) },
       'config',
     );
     hooks[event].push(isUnnamed(table.name) ? { ...hook, enabled: false, skipped: SKIPPED_UNNAMED } : hook);
@@ -200,6 +259,7 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
   (decoded.right.imported_hooks ?? []).forEach(({ event, ...table }, index) =>
     add(event, table, ['imported_hooks', index]),
   );
+  if (ruleErrors.length > 0) return { ...empty, errors: ruleErrors, warnings };
   const layering = {
     enabledSet: section.enabled !== undefined,
     definedEvents: EVENT_NAMES.filter((event) => section[event] !== undefined),

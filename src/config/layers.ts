@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { EVENT_NAMES, byEvent, type EventName } from '../events/names.js';
-import type { CommandHook } from '../registry/hook.js';
+import type { ConfiguredHook } from '../registry/hook.js';
 import { MANAGED_KEYS } from './codecs.js';
 import { decodeConfigText, noHooks, type ConfigFileResult } from './config-file.js';
 import { readText } from './files.js';
@@ -83,7 +83,7 @@ export interface UntrustedHook {
 /** A hook of the project layer with its place in the file. */
 export interface ProjectHook {
   readonly event: EventName;
-  readonly hook: CommandHook;
+  readonly hook: ConfiguredHook;
   readonly file: string;
   readonly line?: number;
 }
@@ -93,7 +93,7 @@ export interface MergedLayers {
   readonly enabled: boolean;
   /** Set by the system layer: only system hooks and system extensions run. */
   readonly managedOnly: boolean;
-  readonly hooks: Readonly<Record<EventName, readonly CommandHook[]>>;
+  readonly hooks: Readonly<Record<EventName, readonly ConfiguredHook[]>>;
   /**
    * `[hooks] stop_loop_limit`: the smallest the system and user layers set; a trusted project may
    * only raise it, since a lower limit lets a blocked Stop through sooner (docs/configuration.md).
@@ -272,7 +272,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
   for (const read of [system, user])
     if (read?.decoded.layering?.enabledSet === true) enabled = read.decoded.enabled;
 
-  const hooks = byEvent((): CommandHook[] => []);
+  const hooks = byEvent((): ConfiguredHook[] => []);
   const placed = (read: ReadLayer, event: EventName) =>
     read.decoded.hooks[event].map((hook) => ({ ...hook, source: LAYER_SOURCE[read.layer] }));
   for (const event of EVENT_NAMES) {
@@ -341,7 +341,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     for (const event of EVENT_NAMES) {
       placed(project, event).forEach((hook, i) => {
         // A skipped hook (no name) never runs: nothing to trust, it stays listed as skipped.
-        if (hook.skipped !== undefined) {
+        if (hook.kind === 'command' && hook.skipped !== undefined) {
           hooks[event].push(hook);
           return;
         }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withDialectEnv } from '../dialects/env.js';
 import { registryOf } from '../registry/chain.js';
-import type { CommandHook, Registry } from '../registry/hook.js';
+import type { CommandHook, ConfiguredHook, Registry } from '../registry/hook.js';
 import { loadExtensions, type ExtensionFolder, type ExtensionScope } from './extensions.js';
 import { loadForeignSettings, type ForeignSettings } from './foreign-load.js';
 import { checkRegistry } from './checks.js';
@@ -163,6 +163,12 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
     return enabled === placed.enabled ? placed : { ...placed, enabled };
   };
 
+  // A rule hook runs no process: no environment, no workspace variable; turned off the same way.
+  const ruleOn = (hook: Extract<ConfiguredHook, { kind: 'rule' }>): ConfiguredHook => {
+    const enabled = hook.enabled && config.enabled && !disabledHooks.names.has(hook.name);
+    return enabled === hook.enabled ? hook : { ...hook, enabled };
+  };
+
   const folders: ExtensionFolder[] = [
     ...(managed ? [] : (options.extensionsDirs ?? [join(base, 'extensions')])).map((dir) => ({
       dir,
@@ -201,7 +207,7 @@ export const loadHooks = (options: LoadOptions = {}): LoadResult => {
     enabled: !disabledExtensions.names.has(extension.name),
   }));
   const registry = registryOf((event) => [
-    ...config.hooks[event].map((hook) => hookOn(hook)),
+    ...config.hooks[event].map((hook) => (hook.kind === 'rule' ? ruleOn(hook) : hookOn(hook))),
     ...foreign.hooks[event].map((hook) => hookOn(hook)),
     ...loaded.flatMap(({ extension, enabled }) =>
       extension.hooks[event].map((hook) => hookOn(hook, enabled)),

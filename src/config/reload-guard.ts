@@ -34,7 +34,7 @@ const keysOf = (event: EventName, hooks: readonly Hook[]): string[] => {
 };
 
 const whereOf = (hook: Hook): Pick<ConfigProblem, 'file' | 'line' | 'path'> => {
-  const origin = hook.kind === 'command' ? hook.origin : undefined;
+  const origin = hook.kind === 'function' ? undefined : hook.origin;
   if (origin === undefined) return { file: hook.source };
   return {
     file: origin.file,
@@ -44,7 +44,7 @@ const whereOf = (hook: Hook): Pick<ConfigProblem, 'file' | 'line' | 'path'> => {
 };
 
 const untrustedOf = (hook: Hook): string | undefined =>
-  hook.kind === 'command' ? hook.untrusted : undefined;
+  hook.kind === 'function' ? undefined : hook.untrusted;
 
 /** A project hook a change untrusted (not a revocation): its last version stays. */
 const keepsLastVersion = (before: Hook, after: Hook): boolean =>

@@ -38,6 +38,7 @@ const schemaOf = (codec: t.Mixed): JsonSchema => {
       type: 'object',
       properties,
       ...(required.length > 0 && { required }),
+      ...(note.oneOf !== undefined && { anyOf: note.oneOf.map((key) => ({ required: [key] })) }),
       additionalProperties: !note.closed,
     };
   }

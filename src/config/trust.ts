@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { EventName } from '../events/names.js';
-import type { CommandHook } from '../registry/hook.js';
+import type { ConfiguredHook } from '../registry/hook.js';
 import { digestFile, digestFolder, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
 import { envNameRefusal } from './trust-env.js';
 import { commandForm, interpreterOf, ownShebangRefusal, scriptRefusal, shebangOf } from './trust-grammar.js';
@@ -74,7 +74,7 @@ const canonical = (value: unknown): unknown => {
  * (sorted, nested ones too) except those the engine sets, so that a key added to hooks later is
  * covered without a change here. The matcher is its pattern.
  */
-export const definitionText = (event: EventName, hook: CommandHook): string => {
+export const definitionText = (event: EventName, hook: ConfiguredHook): string => {
   const fields = Object.entries(hook)
     .filter(([key]) => !ENGINE_FIELDS.has(key))
     .map(([key, value]) => [key, key === 'matcher' ? (hook.matcher?.source ?? null) : value]);
@@ -190,16 +190,18 @@ export const hookFolderOf = (workspace: string): string => `${join(workspace, '.
  */
 export const fingerprintHook = (
   event: EventName,
-  hook: CommandHook,
+  hook: ConfiguredHook,
   workspace: string,
   options: FingerprintOptions = {},
 ): HookFingerprint => {
   const base = {
     event,
     name: hook.name,
-    command: hook.command,
+    command: hook.kind === 'command' ? hook.command : '',
     definition: sha256(definitionText(event, hook)),
   };
+  // A rule hook runs no program: trusting it covers its definition, its rules included.
+  if (hook.kind === 'rule') return { ...base, scripts: [] };
   const place: Place = { workspace, real: realOrResolved(workspace) };
   const searchPath = options.searchPath ?? process.env['PATH'] ?? DEFAULT_PATH;
   const refuse = (reason: string, scripts: readonly ScriptDigest[] = []): HookFingerprint => ({

@@ -1,6 +1,7 @@
 import { defer, of } from 'rxjs';
 import { changedTrustedScript } from './trusted-scripts.js';
 import { runFunctionHook } from './function-hook.js';
+import { runRuleHook } from './rule-hook.js';
 import {
   openRun,
   type CommandExecutor,
@@ -15,6 +16,8 @@ const routed =
   (commands: CommandExecutor, functions: FunctionExecutor): HookExecutor =>
   (hook, event) => {
     if (hook.kind === 'function') return functions(hook, event);
+    // Rule hooks are decided in process, whatever executors were given (docs/configuration.md).
+    if (hook.kind === 'rule') return runRuleHook(hook, event);
     if (hook.trustedScripts === undefined) return commands(hook, event);
     // A trusted project hook: its scripts are digested again at each start (on subscribe).
     return defer(() => {
@@ -26,7 +29,7 @@ const routed =
 /**
  * The executor port for every hook kind, composed from one executor per kind: command hooks go to
  * `commands` (processes: `processExecutor` uses this with its own), function hooks to `functions`
- * (in process by default). Each hook's stream is its kind's executor's stream, unchanged: progress,
+ * (in process by default), rule hooks to their in-process decision. Each hook's stream is its kind's executor's stream, unchanged: progress,
  * result, cancellation on unsubscribe.
  *
  * Run-scoped like its parts: `openRun()` opens a run of `commands` (persistent hook processes, spec

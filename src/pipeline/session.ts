@@ -4,8 +4,6 @@ import {
   defer,
   EMPTY,
   finalize,
-  isObservable,
-  map,
   of,
   ReplaySubject,
   Subject,
@@ -14,21 +12,16 @@ import {
   throwError,
   type Observable,
 } from 'rxjs';
-import type { MatchedEvent } from '../../operators/matchHooks.js';
-import { runObservers, type Observation } from '../../operators/runObservers.js';
-import { withLatestRegistry } from '../../operators/withLatestRegistry.js';
-import { auditEvent, type EventAudit } from '../audit/event-audit.js';
+import type { AdmittedEvent } from '../../operators/admitEvents.js';
+import { concatMapByKey } from '../../operators/concatMapByKey.js';
 import type { AuditRecord } from '../audit/records.js';
 import { boundedKey } from '../events/bounded-key.js';
 import type { EventInput } from '../events/codecs.js';
 import { admit, idsOf, readInput, type JsonLine } from '../events/input.js';
-import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
-import { chainFor, hasObservers, observersFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
-import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
-import { guardedRunner } from './stop-loop-run.js';
+import { openEngine, type PipelineDeps, type PipelineOptions } from './engine.js';
 
 /** Options of `createSession`: the same scheduling choices as the pipeline's. */
 export type SessionOptions = PipelineOptions;
@@ -74,16 +67,15 @@ export interface Session {
   readonly audit$: Observable<AuditRecord>;
 }
 
-/** One subscribed `decide` in its queue; the head of a queue is the one running. */
+/** One subscribed `decide` waiting for, or taking, its turn in its key's queue. */
 interface Turn {
-  started: boolean;
-  readonly start: () => void;
-}
-
-interface Queue {
-  readonly turns: Turn[];
-  /** Set while `pump` runs, so that a turn ending synchronously does not start the next one recursively. */
-  pumping: boolean;
+  readonly key: string;
+  /** Emits when the turn starts (replayed: it may start before the decide listens). */
+  readonly go: ReplaySubject<void>;
+  /** Completes when the decide ends: completed, errored or unsubscribed. */
+  readonly done: Subject<void>;
+  /** Emits at close(): the decide ends, running or queued (one subscriber: no shared list to search). */
+  readonly stop: Subject<void>;
 }
 
 /**
@@ -101,69 +93,30 @@ export const createSession = (
   options: SessionOptions = {},
 ): Session => {
   let closed = false;
-  // A registry$ is followed until close(); each event takes the registry current when it starts.
-  // A fixed registry is paired as is: nothing to follow.
-  const latest = new ReplaySubject<Registry>(1);
-  const registries = isObservable(registry) ? registry.subscribe(latest) : undefined;
-  const withRegistry = isObservable(registry)
-    ? withLatestRegistry<void>(latest)
-    : map((): readonly [void, Registry] => [undefined, registry]);
-  // One run for the session's life: persistent hook processes answer every `decide` until `close()`.
-  const opened = openRun(deps.executor);
-  const runDeps: PipelineDeps = { ...deps, executor: opened.executor };
-  const guard = guardedRunner(options.stopLoopLimit);
+  // The session's audit (docs/audit.md): one stream for its life, fed by the engine (records and
+  // observers) and the host's notes; records are built only while someone listens.
+  const audit = new Subject<AuditRecord>();
+  // One engine for the session's life: persistent hook processes answer every decide until close().
+  const engine = openEngine(registry, deps, options, () => audit.observed);
+  const side = engine.side$.subscribe((record) => audit.next(record));
+  const notes = options.auditNotes?.subscribe((record) => audit.next(record));
+  // Turns: one key's decides one after another, keys overlapping (per-session), by concatMapByKey.
+  const turns = new Subject<Turn>();
+  const queue = turns
+    .pipe(
+      concatMapByKey(
+        (turn) => turn.key,
+        (turn) => {
+          turn.go.next();
+          return turn.done;
+        },
+      ),
+    )
+    .subscribe();
+  // The decides subscribed and not ended, for close().
+  const open = new Set<Turn>();
   let index = 0;
   let seq = 0;
-  const queues = new Map<string, Queue>();
-  const closing = new Subject<void>();
-  // The audit (docs/audit.md): one stream for the session's life, fed by every decide, the
-  // observers and the host's notes.
-  const audit = new Subject<AuditRecord>();
-  const observations = new Subject<Observation>();
-  const observed = observations
-    .pipe(runObservers(runDeps, options.observerQueue))
-    .subscribe((record) => audit.next(record));
-  const notes = options.auditNotes?.subscribe((record) => audit.next(record));
-  const observersOf = (current: Registry): EventAudit['observersOf'] =>
-    hasObservers(current) ? (event) => observersFor(current, event) : () => [];
-  const chainAudit: Omit<EventAudit, 'observersOf'> = {
-    auditing: () => audit.observed,
-    emit: (record) => audit.next(record),
-    observe: (observation) => observations.next(observation),
-    content: options.auditContent === true,
-    now: () => deps.scheduler.now(),
-  };
-
-  // Starts the head of a queue; loops (instead of recursing) over turns that end synchronously.
-  const pump = (key: string, queue: Queue): void => {
-    if (queue.pumping) return;
-    queue.pumping = true;
-    try {
-      for (let head = queue.turns[0]; !closed && head !== undefined && !head.started; head = queue.turns[0]) {
-        head.started = true;
-        head.start();
-      }
-    } finally {
-      queue.pumping = false;
-    }
-    if (queue.turns.length === 0) queues.delete(key);
-  };
-
-  const leave = (key: string, turn: Turn): void => {
-    const queue = queues.get(key);
-    if (queue === undefined) return;
-    const at = queue.turns.indexOf(turn);
-    if (at === -1) return;
-    queue.turns.splice(at, 1);
-    pump(key, queue);
-  };
-
-  const enter = (key: string, turn: Turn): void => {
-    const queue = queues.get(key) ?? { turns: [], pumping: false };
-    queues.set(key, queue);
-    queue.turns.push(turn);
-    pump(key, queue);
-  };
 
   const decide = (input: EventInput | JsonLine): Observable<OutputLine> =>
     defer(() => {
@@ -182,26 +135,19 @@ export const createSession = (
         return of(error);
       }
       seq += 1;
-      const event = admission.value;
-      const jobSeq = seq;
-      const key = options.concurrency === 'per-session' ? boundedKey(event.session_id) : '';
-      // Replays its one value: the turn may be started before the stream below subscribes to it.
-      const go = new ReplaySubject<void>(1);
-      const turn: Turn = { started: false, start: () => go.next() };
-      enter(key, turn);
-      return go.pipe(
+      const item: AdmittedEvent = { kind: 'event', seq, event: admission.value };
+      const turn: Turn = {
+        key: options.concurrency === 'per-session' ? boundedKey(item.event.session_id) : '',
+        go: new ReplaySubject<void>(1),
+        done: new Subject<void>(),
+        stop: new Subject<void>(),
+      };
+      open.add(turn);
+      turns.next(turn);
+      return turn.go.pipe(
         take(1),
-        withRegistry,
-        concatMap(([, current]) => {
-          const job: MatchedEvent = { kind: 'event', seq: jobSeq, event, chain: chainFor(current, event) };
-          const eventAudit: EventAudit = { ...chainAudit, observersOf: observersOf(current) };
-          return auditEvent(
-            job,
-            (onRun) => guard(job, (guarded) => runEvent(guarded, runDeps, onRun)),
-            eventAudit,
-          );
-        }),
-        takeUntil(closing),
+        concatMap(() => engine.decide(item)),
+        takeUntil(turn.stop),
         concatWith(
           defer(() =>
             closed
@@ -209,9 +155,11 @@ export const createSession = (
               : EMPTY,
           ),
         ),
-        // On completion, error or unsubscribe, at once: a turn that ends synchronously leaves its
-        // queue before the next one starts.
-        finalize(() => leave(key, turn)),
+        // On completion, error or unsubscribe: the next turn of its key may start.
+        finalize(() => {
+          open.delete(turn);
+          turn.done.complete();
+        }),
       );
     });
 
@@ -220,14 +168,13 @@ export const createSession = (
     close: () => {
       if (closed) return;
       closed = true;
-      // Every running or queued decide ends with SessionClosedError, its hook stopped.
-      closing.next();
-      queues.clear();
-      observed.unsubscribe();
+      // No turn starts any more; then every running or queued decide ends with SessionClosedError.
+      queue.unsubscribe();
+      for (const turn of [...open]) turn.stop.next();
+      side.unsubscribe();
       notes?.unsubscribe();
       audit.complete();
-      registries?.unsubscribe();
-      opened.unsubscribe();
+      engine.close();
     },
     audit$: audit.asObservable(),
     get closed() {

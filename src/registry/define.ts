@@ -1,5 +1,7 @@
+import { homedir } from 'node:os';
 import type { Dialect } from './dialect.js';
-import type { EventName } from '../events/names.js';
+import { TOOL_EVENTS, type EventName } from '../events/names.js';
+import { compileRules, type RuleLists } from './permission-rules.js';
 import { registryOf } from './chain.js';
 import { compileMatcher, compileRegExpMatcher, type ToolMatcher } from './matcher.js';
 import { unspawnableArgument, unspawnableEnvValue } from './spawnable.js';
@@ -11,6 +13,7 @@ import {
   type HookFunction,
   type HookOrigin,
   type Registry,
+  type RuleHook,
 } from './hook.js';
 
 /** How a library user declares an in-process or command hook. */
@@ -35,7 +38,18 @@ export type HookDefinition = {
       /** One long-running process answers every event (spec §8). Default false. */
       readonly persistent?: boolean;
     }
+  | RuleDefinition
 );
+
+/**
+ * A rule hook (docs/configuration.md, Policy): Claude Code permission rules, decided in process on
+ * tool events; deny, then ask, then allow.
+ */
+export interface RuleDefinition extends RuleLists {
+  /** The answer's reason; absent = one naming the rule that matched. */
+  readonly reason?: string;
+  readonly systemMessage?: string;
+}
 
 /** Hook definitions per event name, in chain order: the argument of `defineHooks`. */
 export type HookDefinitions = Partial<Record<EventName, readonly HookDefinition[]>>;
@@ -121,6 +135,44 @@ export const commandHookOf = (
   ...(fields.origin !== undefined && { origin: fields.origin }),
 });
 
+/** Why a rule hook cannot be on `event`, or carry `dialect` / `observe`; undefined when it can. */
+export const ruleHookProblems = (
+  event: EventName,
+  fields: { readonly dialect?: unknown; readonly observe?: unknown },
+): string[] => [
+  ...(TOOL_EVENTS.includes(event)
+    ? []
+    : [`rule hooks judge tool calls: they run on ${TOOL_EVENTS.join(', ')}, not ${event}`]),
+  ...(fields.dialect !== undefined && fields.dialect !== 'cosh'
+    ? ['dialect: a rule hook has no dialect']
+    : []),
+  ...(fields.observe === true ? ['observe: a rule hook decides; it cannot be an observer'] : []),
+];
+
+/** A resolved rule hook from its declared fields, its rules compiled; or the problems of its rules. */
+export const ruleHookOf = (
+  fields: HookFields &
+    RuleDefinition & {
+      readonly origin?: HookOrigin | undefined;
+      readonly systemMessage?: string | undefined;
+    },
+  source: string,
+  home: string = homedir(),
+): { readonly hook: RuleHook } | { readonly problems: readonly string[] } => {
+  const rules = compileRules(fields, home);
+  if (!rules.ok) return { problems: rules.error };
+  return {
+    hook: {
+      kind: 'rule',
+      ...hookBaseOf(fields, source),
+      rules: rules.value,
+      ...(fields.reason !== undefined && { reason: fields.reason }),
+      ...(fields.systemMessage !== undefined && { systemMessage: fields.systemMessage }),
+      ...(fields.origin !== undefined && { origin: fields.origin }),
+    },
+  };
+};
+
 /** The definition's matcher compiled as RE2 (spec §4.1); a pattern RE2 refuses is a problem naming the hook. */
 const toMatcher = (
   definition: HookDefinition,
@@ -136,7 +188,13 @@ const toMatcher = (
 };
 
 /** The hook of one definition; what is wrong with it goes to `problems`. */
-const toHook = (definition: HookDefinition, source: string, where: string, problems: string[]): Hook => {
+const toHook = (
+  event: EventName,
+  definition: HookDefinition,
+  source: string,
+  where: string,
+  problems: string[],
+): Hook => {
   // The timer would take 2^31 as 1 ms, NaN as 0 and a negative as "now": rejected as the config is.
   if (definition.timeout !== undefined && !isTimeoutMs(definition.timeout)) {
     problems.push(
@@ -156,9 +214,14 @@ const toHook = (definition: HookDefinition, source: string, where: string, probl
       if (problem !== undefined) problems.push(`${where} (hook "${definition.name}"): ${field}: ${problem}`);
   }
   const fields = { ...definition, matcher: toMatcher(definition, where, problems) };
-  return 'run' in definition
-    ? { kind: 'function', ...hookBaseOf(fields, source), run: definition.run }
-    : commandHookOf({ ...fields, command: definition.command }, source);
+  if ('run' in definition) return { kind: 'function', ...hookBaseOf(fields, source), run: definition.run };
+  if ('command' in definition) return commandHookOf({ ...fields, command: definition.command }, source);
+  const rule = ruleHookOf(fields, source);
+  const ruleProblems = [...ruleHookProblems(event, definition), ...('problems' in rule ? rule.problems : [])];
+  for (const problem of ruleProblems) problems.push(`${where} (hook "${definition.name}"): ${problem}`);
+  return 'hook' in rule
+    ? rule.hook
+    : { kind: 'function', ...hookBaseOf(fields, source), run: () => undefined, enabled: false };
 };
 
 /**
@@ -172,7 +235,9 @@ const toHook = (definition: HookDefinition, source: string, where: string, probl
 export const defineHooks = (definitions: HookDefinitions, source = 'inline'): Registry => {
   const problems: string[] = [];
   const registry = registryOf((name) =>
-    (definitions[name] ?? []).map((definition, i) => toHook(definition, source, `${name}[${i}]`, problems)),
+    (definitions[name] ?? []).map((definition, i) =>
+      toHook(name, definition, source, `${name}[${i}]`, problems),
+    ),
   );
   if (problems.length > 0) throw new HookDefinitionError(problems);
   return registry;

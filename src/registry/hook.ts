@@ -3,6 +3,7 @@ import type { Decision, EventName } from '../events/names.js';
 import type { HookEvent } from '../events/codecs.js';
 import type { ToolMatcher } from './matcher.js';
 import type { Dialect } from './dialect.js';
+import type { RuleSet } from './permission-rules.js';
 
 /** Fields every resolved hook has, whatever runs it. */
 export interface HookBase {
@@ -122,8 +123,26 @@ export interface FunctionHook extends HookBase {
   readonly run: HookFunction;
 }
 
+/**
+ * A hook of Claude Code permission rules (docs/configuration.md, Policy): decided in process, on
+ * tool events. Deny blocks, ask asks, allow allows; no rule matching is pass-through.
+ */
+export interface RuleHook extends HookBase {
+  readonly kind: 'rule';
+  readonly rules: RuleSet;
+  /** The answer's reason; absent = one naming the rule. */
+  readonly reason?: string;
+  readonly systemMessage?: string;
+  readonly origin?: HookOrigin;
+  /** Set on a project-layer rule hook that is not trusted (then `enabled` is false): why. */
+  readonly untrusted?: string;
+}
+
+/** A hook a configuration file defines: a command or rules. */
+export type ConfiguredHook = CommandHook | RuleHook;
+
 /** A resolved hook, as the registry holds it. */
-export type Hook = CommandHook | FunctionHook;
+export type Hook = CommandHook | FunctionHook | RuleHook;
 
 /** Every hook per event, in chain order (spec §4): what config loading produces and the engine consumes. */
 export type Registry = Readonly<Record<EventName, readonly Hook[]>>;

@@ -58,7 +58,8 @@ const syntaxError = (source: string, error: unknown): string => {
  * CommonJS build, which `require` loads on every Node this package supports.
  */
 let re2: typeof RE2JS | undefined;
-const loadRE2 = (): typeof RE2JS => (re2 ??= (createRequire(import.meta.url)('re2js') as typeof Re2js).RE2JS);
+export const loadRE2 = (): typeof RE2JS =>
+  (re2 ??= (createRequire(import.meta.url)('re2js') as typeof Re2js).RE2JS);
 
 /**
  * Compiles a matcher once, at load time. RE2 (re2js) accepts what cosh-core's Rust `regex` crate

@@ -125,7 +125,12 @@ const loaded = (configText: string) => {
   return { enabled: decoded.enabled, hooks: decoded.hooks };
 };
 const names = (hooks: ReturnType<typeof loaded>['hooks']) =>
-  Object.fromEntries(EVENT_NAMES.map((event) => [event, hooks[event].map((h) => `${h.name} ${h.command}`)]));
+  Object.fromEntries(
+    EVENT_NAMES.map((event) => [
+      event,
+      hooks[event].map((h) => `${h.name} ${h.kind === 'command' ? h.command : ''}`),
+    ]),
+  );
 
 describe('import output appended to any valid config', () => {
   it.each(Object.keys(STYLES))('%s: C + O parses, keeps C and adds O (150 cases)', (style) => {

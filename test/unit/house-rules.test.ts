@@ -37,15 +37,6 @@ const code = (path: string) =>
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 const PRODUCT = [...sources('src'), ...sources('operators')];
-/**
- * The hot paths written by hand (`new Observable`, subscribing) instead of composed, each because a
- * bench row measured the composed form too slow; docs/performance.md names each with its figure.
- */
-const HAND_WRITTEN = [
-  'operators/concatMapInline.ts',
-  'operators/runObservers.ts',
-  'src/audit/event-audit.ts',
-];
 const OPERATORS = sources('operators')
   .map((path) => path.slice('operators/'.length, -'.ts'.length))
   .filter((name) => name !== 'index');
@@ -58,13 +49,11 @@ describe('house rules', () => {
     expect(parsing).toStrictEqual([]);
   });
 
-  it('new Observable is written only in the executor adapters (src/exec) and the hand-written hot paths; everything else composes', () => {
+  it('new Observable is written only in the executor adapters (src/exec); everything else composes', () => {
     const written = PRODUCT.filter((path) => !path.startsWith('src/exec/')).filter((path) =>
       /new Observable\b/.test(code(path)),
     );
-    expect([...written].sort()).toStrictEqual([...HAND_WRITTEN].sort());
-    const performance = read('docs/performance.md');
-    for (const path of HAND_WRITTEN) expect.soft(performance, `${path}: its measured reason`).toContain(path);
+    expect(written).toStrictEqual([]);
   });
 
   it('fp-ts stays in config and protocol decoding, never in a file that uses RxJS', () => {
@@ -104,12 +93,8 @@ describe('house rules', () => {
     expect(heavy).toStrictEqual([]);
   });
 
-  it('nothing in operators/ subscribes: operators compose (but the hand-written hot path)', () => {
-    expect(
-      sources('operators')
-        .filter((path) => !HAND_WRITTEN.includes(path))
-        .filter((path) => /\.subscribe\(/.test(code(path))),
-    ).toStrictEqual([]);
+  it('nothing in operators/ subscribes: operators compose', () => {
+    expect(sources('operators').filter((path) => /\.subscribe\(/.test(code(path)))).toStrictEqual([]);
   });
 
   it('operators know no hook kind: every hook runs through the executor port (src/exec/port.ts)', () => {
@@ -124,7 +109,7 @@ describe('house rules', () => {
   });
 
   it('each operator file has its own RxJS-style spec: source subscriptions, an error, an unsubscription, types', () => {
-    expect(OPERATORS).toHaveLength(12);
+    expect(OPERATORS).toHaveLength(11);
     for (const name of OPERATORS) {
       const spec = read(`test/unit/operators/${name}.test.ts`);
       expect.soft(spec, `${name}: subscriptions`).toMatch(/expectSubscriptions\(/);

@@ -94,7 +94,7 @@ describe('[[hooks.any]]: one table for a hook on several or all events', () => {
         line: 20,
         path: 'hooks.any[3].evnets',
         message:
-          'unknown key (expected events, name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect)',
+          'unknown key (expected events, name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect, deny, ask, allow, reason, system_message)',
       },
     ]);
   });

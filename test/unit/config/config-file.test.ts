@@ -213,7 +213,9 @@ describe('decodeConfigText: warnings', () => {
       },
     ]);
     const stop = decodeConfigText(text, FILE).hooks.Stop;
-    expect(stop.map((hook) => [hook.name, hook.enabled, hook.skipped !== undefined])).toEqual([
+    expect(
+      stop.map((hook) => [hook.name, hook.enabled, hook.kind === 'command' && hook.skipped !== undefined]),
+    ).toEqual([
       ['', false, true],
       ['', false, true],
       ['kept', true, false],
@@ -295,7 +297,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
       {
         line: 3,
         path: 'hooks.PreToolUse[0].command',
-        message: 'missing required key (expected a non-empty string)',
+        message: 'missing required key (expected a non-empty string, or deny/ask/allow rules)',
       },
     ],
     [
@@ -373,7 +375,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].failClosed',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect); did you mean fail_closed?',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect, deny, ask, allow, reason, system_message); did you mean fail_closed?',
       },
     ],
     [
@@ -383,7 +385,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 6,
         path: 'hooks.PreToolUse[0].type',
         message:
-          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect)',
+          'unknown key (expected name, command, timeout, matcher, fail_closed, persistent, env, description, redact, observe, fail_open, sequential, dialect, deny, ask, allow, reason, system_message)',
       },
     ],
     [

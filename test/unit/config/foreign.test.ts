@@ -177,7 +177,11 @@ describe('decodeForeignText: Claude Code settings', () => {
     const back = decodeConfigText(text, 'i.toml');
     expect(back.errors).toStrictEqual([]);
     expect(
-      back.hooks.PreToolUse.map((hook) => [hook.command, hook.timeoutMs, hook.failClosed]),
+      back.hooks.PreToolUse.map((hook) => [
+        hook.kind === 'command' && hook.command,
+        hook.timeoutMs,
+        hook.failClosed,
+      ]),
     ).toStrictEqual([
       ['hard.sh', 30_000, true],
       ['soft.sh', 1_500, false],
@@ -379,7 +383,11 @@ describe('foreignHooksToToml', () => {
     const decoded = decodeConfigText(text, 'imported.toml');
     expect(decoded.errors).toStrictEqual([]);
     expect(
-      decoded.hooks.PreToolUse.map((hook) => [hook.command, hook.dialect, hook.timeoutMs]),
+      decoded.hooks.PreToolUse.map((hook) => [
+        hook.kind === 'command' && hook.command,
+        hook.dialect,
+        hook.timeoutMs,
+      ]),
     ).toStrictEqual(hostile.map((command) => [command, 'claude', 60_000]));
     expect(text.split('\n')[1]).toBe(
       '# Imported from Claude Code hooks in /p/a \\"b\\"\\nc/settings.json by cosh-hooks import claude.',
@@ -392,8 +400,9 @@ describe('foreignHooksToToml', () => {
       { file: '/x/my "plugin"/hooks/hooks.json', dialect: 'claude' },
     );
     const hook = decodeConfigText(text, 'i.toml').hooks.Stop[0];
-    expect(hook?.command).toBe('${CLAUDE_PLUGIN_ROOT}/s.sh');
-    expect(hook?.env).toStrictEqual({ CLAUDE_PLUGIN_ROOT: '/x/my "plugin"' });
+    if (hook?.kind !== 'command') throw new Error('expected a command hook');
+    expect(hook.command).toBe('${CLAUDE_PLUGIN_ROOT}/s.sh');
+    expect(hook.env).toStrictEqual({ CLAUDE_PLUGIN_ROOT: '/x/my "plugin"' });
   });
 });
 

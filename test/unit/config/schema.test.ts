@@ -47,9 +47,15 @@ describe("config.schema.json: the JSON Schema of config.toml, from the loader's 
     expect(schemaProblems('[[hooks.any]]\nevents = ["Stop", "Nope"]\ncommand = "true"')).toContain(
       '.hooks.any[0].events[1]: should be equal to one of the allowed values',
     );
+    // A hook table needs `command` or rules.
     expect(schemaProblems('[[hooks.Stop]]\nname = "a"')).toEqual([
       ".hooks.Stop[0]: should have required property 'command'",
+      ".hooks.Stop[0]: should have required property 'deny'",
+      ".hooks.Stop[0]: should have required property 'ask'",
+      ".hooks.Stop[0]: should have required property 'allow'",
+      '.hooks.Stop[0]: should match some schema in anyOf',
     ]);
+    expect(schemaProblems('[[hooks.PreToolUse]]\nname = "a"\ndeny = ["Bash(rm:*)"]')).toEqual([]);
   });
 
   it('the user starter names the schema on its first line, the way Taplo and Even Better TOML read it', () => {

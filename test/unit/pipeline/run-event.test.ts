@@ -4,7 +4,7 @@ import type { MatchedEvent } from '../../../operators/matchHooks.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookExecutor } from '../../../src/exec/port.js';
 import type { OutputLine } from '../../../src/output/lines.js';
-import { runEvent } from '../../../src/pipeline/pipeline.js';
+import { runEvent } from '../../../src/pipeline/engine.js';
 import { defineHooks, type Hook } from '../../../src/registry/index.js';
 import { commandHook, createTestScheduler, fakeExecutor, results } from '../../../src/testing/index.js';
 
