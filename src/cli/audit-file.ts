@@ -1,4 +1,15 @@
-import { close, closeSync, constants, fstatSync, openSync, statSync, write, type Stats } from 'node:fs';
+import {
+  close,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  write,
+  type Stats,
+} from 'node:fs';
 import type { AuditRecord } from '../audit/records.js';
 import { describeThrown } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
@@ -48,20 +59,76 @@ export const encodeAuditRecord = (record: AuditRecord): string => {
   }
 };
 
-/** A file descriptor we opened: each chunk written whole (a short write continues), then closed. */
-export const fdTarget = (fd: number): ChunkTarget => ({
-  write: (chunk, done) => {
-    const bytes = Buffer.from(chunk, 'utf8');
-    const from = (offset: number) =>
-      write(fd, bytes, offset, bytes.length - offset, null, (error, written) => {
-        if (error !== null) done(error);
-        else if (offset + written < bytes.length) from(offset + written);
-        else done();
-      });
-    from(0);
-  },
-  end: (done) => close(fd, () => done()),
-});
+/** The file's size, or undefined when it cannot be read. */
+const sizeOf = (fd: number): number | undefined => {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A file descriptor we opened for appending: each chunk written whole (a short write continues),
+ * then closed. A chunk that fails part way (a full disk: a short write, then ENOSPC) is cut back
+ * to its last whole line, so the file keeps JSON lines only and `done` counts the lines kept;
+ * when another writer appended in between, nothing is cut and the next chunk starts on a new
+ * line. `midLine`: the file does not end with a line break (a writer killed mid-record), so the
+ * first chunk starts with one rather than gluing its first record to that half.
+ */
+export const fdTarget = (fd: number, midLine = false): ChunkTarget => {
+  let startsMidLine = midLine;
+  return {
+    write: (chunk, done) => {
+      const prefix = startsMidLine ? 1 : 0;
+      const bytes = Buffer.from(startsMidLine ? `\n${chunk}` : chunk, 'utf8');
+      startsMidLine = false;
+      const start = sizeOf(fd);
+      const failed = (error: unknown, offset: number) => {
+        const whole = offset === 0 ? 0 : bytes.lastIndexOf(0x0a, offset - 1) + 1;
+        const lines = whole <= prefix ? 0 : bytes.subarray(prefix, whole).filter((b) => b === 0x0a).length;
+        if (offset === whole) return done(error, lines);
+        if (start !== undefined && sizeOf(fd) === start + offset) {
+          try {
+            ftruncateSync(fd, start + whole);
+            return done(error, lines);
+          } catch {
+            // Left as it is: the next chunk starts on a new line.
+          }
+        }
+        startsMidLine = true;
+        done(error, lines);
+      };
+      const from = (offset: number) =>
+        write(fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+          if (error !== null) failed(error, offset);
+          else if (offset + written < bytes.length) from(offset + written);
+          else done();
+        });
+      from(0);
+    },
+    end: (done) => close(fd, () => done()),
+  };
+};
+
+/** Whether the regular file open as `fd` (at `path`) is not empty and does not end with a line break. */
+const endsMidLine = (path: string, fd: number): boolean => {
+  const stats = fstatSync(fd);
+  if (stats.size === 0) return false;
+  let reader: number | undefined;
+  try {
+    reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const same = fstatSync(reader);
+    if (same.ino !== stats.ino || same.dev !== stats.dev) return true;
+    const last = Buffer.alloc(1);
+    return readSync(reader, last, 0, 1, same.size - 1) === 1 && last[0] !== 0x0a;
+  } catch {
+    // Unreadable (a write-only file): a line break costs one blank line at most.
+    return true;
+  } finally {
+    if (reader !== undefined) closeSync(reader);
+  }
+};
 
 /** A stream we do not own (stderr): written to, never ended. */
 export const streamTarget = (stream: NodeJS.WritableStream): ChunkTarget => {
@@ -140,15 +207,17 @@ export const openAuditFile = (target: string, stderr: NodeJS.WritableStream): Re
   } catch (error) {
     return err(`--audit ${target}: ${openProblem(target, error)}`);
   }
+  let midLine: boolean;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) {
       closeSync(fd);
       return err(`--audit ${target}: ${notAFile(stats)}`);
     }
+    midLine = endsMidLine(target, fd);
   } catch (error) {
     closeSync(fd);
     return err(`--audit ${target}: ${describeThrown(error)}`);
   }
-  return ok(auditFile(fdTarget(fd)));
+  return ok(auditFile(fdTarget(fd, midLine)));
 };

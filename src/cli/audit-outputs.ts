@@ -57,8 +57,11 @@ export const fanOut = (outputs: AuditOutputs): ((record: AuditRecord) => void) |
   };
 };
 
-/** Ends the audit outputs: the OTLP tally goes to the audit and, when spans were lost, to stderr. */
-export const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promise<void> => {
+/**
+ * Ends the audit outputs: the OTLP tally goes to the audit and, when spans were lost, to stderr.
+ * True when `--audit` records were lost (not written, or still waiting when the end gave up).
+ */
+export const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean): Promise<boolean> => {
   if (outputs.otlp !== undefined) {
     // After a stop signal nobody waits for the collector: what is queued is counted as lost.
     const tally = stopped ? undefined : await outputs.otlp.finish();
@@ -84,5 +87,7 @@ export const closeAuditOutputs = async (outputs: AuditOutputs, stopped: boolean)
     }
     // The write still pending would hold the process until it ends: it ends without waiting for it.
     if (tally.gaveUpAfterMs !== undefined) abandonPendingWrites();
+    return tally.dropped > 0 || why.length > 0;
   }
+  return false;
 };

@@ -10,8 +10,11 @@ import { describeThrown } from '../events/untrusted.js';
 
 /** Where batches of lines go, one at a time: a file we opened, or stderr. */
 export interface ChunkTarget {
-  /** Writes `chunk` whole; `done` once it is written, with the error if it failed. Never throws. */
-  readonly write: (chunk: string, done: (error?: unknown) => void) => void;
+  /**
+   * Writes `chunk` whole; `done` once it is written, with the error if it failed and then how many
+   * of its lines are nevertheless in the target whole (default none). Never throws.
+   */
+  readonly write: (chunk: string, done: (error?: unknown, wholeLines?: number) => void) => void;
   /** Ends the target once every write is done (a file we opened is closed; stderr stays open). */
   readonly end: (done: () => void) => void;
 }
@@ -87,12 +90,12 @@ export const lineSink = (target: ChunkTarget, options: LineSinkOptions): LineSin
     queuedLines = 0;
   };
 
-  const written = (failure?: unknown) => {
+  const written = (failure?: unknown, wholeLines = 0) => {
     if (finished) return;
     inFlight = false;
     if (failure !== undefined && failure !== null) {
       error ??= describeThrown(failure);
-      dropped += flyingLines;
+      dropped += flyingLines - Math.min(wholeLines, flyingLines);
       dropQueued();
     }
     flying = 0;

@@ -43,7 +43,8 @@ import { onStopSignals } from './terminal.js';
 import { err, ok, type Result } from '../result.js';
 
 /** Exit statuses (spec §6): 2 is reserved for an invalid configuration. */
-export const EXIT = { ok: 0, failed: 1, invalidConfig: 2 } as const;
+/** Exit statuses (docs/cli.md); 128 + n after a signal. `auditLost`: every answer written, `--audit` records lost. */
+export const EXIT = { ok: 0, failed: 1, invalidConfig: 2, auditLost: 3 } as const;
 
 const stdoutColor = () => useColor(process.stdout.isTTY, process.env);
 const stderrColor = () => useColor(process.stderr.isTTY, process.env);
@@ -102,8 +103,11 @@ export interface HostRun {
   readonly onLine: (line: OutputLine) => void;
   /** Trust and reload records (docs/audit.md): the untrusted hooks at start, then each change. */
   readonly auditNotes: Observable<AuditConfigRecord>;
-  /** Ends it: the audit closed (its tallies on stderr), the configuration no longer followed. */
-  finish(stopped: boolean): Promise<void>;
+  /**
+   * Ends it: the audit closed (its tallies on stderr), the configuration no longer followed.
+   * True when `--audit` records were lost.
+   */
+  finish(stopped: boolean): Promise<boolean>;
 }
 
 /**
@@ -144,7 +148,7 @@ export const openHostRun = async (
     auditNotes: concat(from(configNotes(loaded, 'start')), followed?.notes$ ?? EMPTY),
     finish: async (stopped) => {
       try {
-        await closeAuditOutputs(outputs.value, stopped);
+        return await closeAuditOutputs(outputs.value, stopped);
       } finally {
         following?.unsubscribe();
         followed?.stop();
@@ -177,10 +181,10 @@ export const runCommand = async (flags: RunFlags): Promise<number> => {
   let status = EXIT.failed as number;
   try {
     status = await serving.done;
-    return status;
   } finally {
-    await host.finish(status >= 128);
+    if ((await host.finish(status >= 128)) && status === EXIT.ok) status = EXIT.auditLost;
   }
+  return status;
 };
 
 /** `validate`: every configuration and extension problem on stdout; status 1 when there is any. */

@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { projectConfigPath } from '../config/layers.js';
@@ -23,12 +23,11 @@ export const initTarget = (flags: InitFlags, cwd: string): string => {
   return join(resolve(cwd, flags.home ?? homedir()), '.copilot-shell', 'config.toml');
 };
 
-/** What is already at `target`, in words, when something is. */
-const existing = (target: string): string | undefined => {
-  let kind: string;
+/** What is at `path` (never following a link there), in words; undefined when nothing is. */
+const kindOf = (path: string): string | undefined => {
   try {
-    const stats = lstatSync(target);
-    kind = stats.isSymbolicLink()
+    const stats = lstatSync(path);
+    return stats.isSymbolicLink()
       ? 'a symbolic link'
       : stats.isFIFO()
         ? 'a FIFO'
@@ -40,6 +39,12 @@ const existing = (target: string): string | undefined => {
   } catch {
     return undefined;
   }
+};
+
+/** What is already at `target`, in words, when something is. */
+const existing = (target: string): string | undefined => {
+  const kind = kindOf(target);
+  if (kind === undefined) return undefined;
   return kind === 'a file'
     ? 'already exists: init never overwrites a config; edit it, or move it away and run init again'
     : `is ${kind}: init writes a new regular file only; remove it or give another path with --config`;
@@ -70,6 +75,45 @@ const createNew = (target: string, text: string): string | undefined => {
 };
 
 /**
+ * The project's `.copilot-shell` folder, made if missing, or why init refuses it: it must be a
+ * real folder right inside the workspace, never a link (even to a folder of the workspace, even
+ * one made while init runs), so that the starter never lands in a folder the loader would not
+ * read as this project's, such as the user's own `~/.copilot-shell`.
+ */
+const projectFolder = (workspace: string, folder: string): string | undefined => {
+  const refusal = (kind: string) =>
+    kind === 'a symbolic link'
+      ? 'is a symbolic link: init --workspace writes only into a real folder inside the workspace; remove the link'
+      : `is ${kind}, not a folder: remove it, or give another path with --config`;
+  try {
+    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    return `cannot create the workspace folder: ${describeThrown(error)}`;
+  }
+  const before = kindOf(folder);
+  if (before !== undefined && before !== 'a folder') return refusal(before);
+  if (before === undefined) {
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      const now = kindOf(folder);
+      if (now !== 'a folder')
+        return now === undefined ? `cannot create: ${describeThrown(error)}` : refusal(now);
+    }
+  }
+  // Checked again after the mkdir: a link swapped in meanwhile, or a workspace path through one.
+  const after = kindOf(folder);
+  if (after !== 'a folder') return refusal(after ?? 'gone');
+  try {
+    if (realpathSync(folder) !== join(realpathSync(workspace), '.copilot-shell'))
+      return `is ${realpathSync(folder)}, outside the workspace: init --workspace writes only inside it`;
+  } catch (error) {
+    return `cannot check: ${describeThrown(error)}`;
+  }
+  return undefined;
+};
+
+/**
  * `init`: writes the commented starter config (src/config/starter.ts) where the loader reads it,
  * and with `--workspace` the scripts its project hooks run, never over anything: each file is
  * created with O_EXCL and O_NOFOLLOW, so an existing file, a link (even one made after the check)
@@ -81,7 +125,13 @@ export const initCommand = (flags: InitFlags): number => {
   const schema = packageFileUrl('config.schema.json');
   const starter = starterFiles({
     ...(schema !== undefined && { schemaUrl: schema.href }),
-    logFile: join(folder, 'hook-events.jsonl'),
+    // A project's observer logs in the user's folder: trust pins every file of the project's.
+    logFile: join(
+      flags.workspace !== undefined && flags.config === undefined
+        ? join(resolve(process.cwd(), flags.home ?? homedir()), '.copilot-shell')
+        : folder,
+      'hook-events.jsonl',
+    ),
     ...(flags.workspace !== undefined && flags.config === undefined && { project: true }),
   });
   const files = [
@@ -92,12 +142,17 @@ export const initCommand = (flags: InitFlags): number => {
     process.stderr.write(`cosh-hooks init: ${printableLine(`${path}: ${message}`)}\n`);
     return 1;
   };
+  const project = flags.workspace !== undefined && flags.config === undefined;
+  if (project) {
+    const refused = projectFolder(dirname(folder), folder);
+    if (refused !== undefined) return fail(folder, refused);
+  }
   for (const file of files) {
     const there = existing(file.path);
     if (there !== undefined) return fail(file.path, there);
   }
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (!project) mkdirSync(folder, { recursive: true, mode: 0o700 });
   } catch (error) {
     return fail(folder, `cannot create the folder: ${describeThrown(error)}`);
   }

@@ -32,6 +32,9 @@ export const watchStdout = (onFailure: () => void = () => undefined): void => {
 /** Whether a write to stdout failed (see `watchStdout`). */
 export const stdoutHasFailed = (): boolean => stdoutFailed;
 
+/** 128 + n once a stop signal came (`onStopSignals`): the exit status, whatever the command returns. */
+let stoppedWith: number | undefined;
+
 /** Set once the end of a run gave up on a write (a stderr nobody reads, a disk that hangs). */
 let writesAbandoned = false;
 
@@ -51,7 +54,7 @@ export const abandonPendingWrites = (): void => {
  * whatever hook group is still owned.
  */
 export const exitWhenIdle = (status: number): void => {
-  const final = () => (stdoutFailed ? 1 : status);
+  const final = () => stoppedWith ?? (stdoutFailed ? 1 : status);
   process.exitCode = final();
   setTimeout(
     () => {
@@ -102,15 +105,16 @@ export const signalStatus = (signal: StopSignal): number => 128 + constants.sign
  * one kills every hook group at once and exits with the status of the first.
  */
 export const onStopSignals = (stop: (status: number) => void): void => {
-  let stopping: number | undefined;
   const handle = (signal: StopSignal) => {
-    if (stopping === undefined) {
-      stopping = signalStatus(signal);
-      stop(stopping);
+    if (stoppedWith === undefined) {
+      // The exit status whatever else ends the run at the same moment (the end of input included).
+      stoppedWith = signalStatus(signal);
+      process.exitCode = stoppedWith;
+      stop(stoppedWith);
       return;
     }
     killOwnedGroupsNow();
-    process.exit(stopping);
+    process.exit(stoppedWith);
   };
   for (const signal of OTHER_STOP_SIGNALS)
     if (process.listenerCount(signal) === 0) process.on(signal, handle);

@@ -7,6 +7,7 @@ import {
   type TrustCandidate,
   type TrustPlan,
 } from '../config/trust-workspace.js';
+import { kindOf } from '../config/trust.js';
 import { formatProblemLines, printableJson, printableLine } from './format.js';
 import { toLoadOptions, type ConfigFlags } from './options.js';
 import { palette, useColor } from './style.js';
@@ -44,7 +45,7 @@ const formatPlan = (plan: TrustPlan, color: boolean): string[] => {
           : []),
       ];
       out.push(
-        `  script ${printableLine(script.path)}  ${script.sha256}${notes.length > 0 ? p.yellow(`  (${notes.join('; ')})`) : ''}`,
+        `  ${kindOf(script.path)} ${printableLine(script.path)}  ${script.sha256}${notes.length > 0 ? p.yellow(`  (${notes.join('; ')})`) : ''}`,
       );
     }
     if (hook.refused !== undefined) out.push(p.yellow(`  refused: ${printableLine(hook.refused)}`));

@@ -419,6 +419,33 @@ export const StopLoopLimit = withSchema(
   { type: 'integer', minimum: 1, maximum: MAX_STOP_LOOP_LIMIT },
 );
 
+/**
+ * `project_env`: the `env` names a trusted project hook may set (docs/configuration.md, trust);
+ * user and system config only. An allow-list: any other name a project sets untrusts its hook.
+ */
+export const ProjectEnv = withSchema(
+  new t.Type<readonly string[], unknown, unknown>(
+    'an array of environment variable names',
+    (value): value is readonly string[] =>
+      Array.isArray(value) && value.every((name) => typeof name === 'string' && ENV_NAME.test(name)),
+    (value, context) => {
+      if (!Array.isArray(value)) return t.failure(value, context);
+      const errors: t.ValidationError[] = [];
+      value.forEach((name: unknown, index) => {
+        if (typeof name !== 'string' || !ENV_NAME.test(name))
+          errors.push({
+            value: name,
+            context: t.appendContext(context, String(index), t.string, name),
+            message: `invalid environment variable name ${JSON.stringify(name)} (expected [A-Za-z_][A-Za-z0-9_]*)`,
+          });
+      });
+      return errors.length > 0 ? t.failures(errors) : t.success(value as readonly string[]);
+    },
+    t.identity,
+  ),
+  { type: 'array', items: { type: 'string', pattern: ENV_NAME.source } },
+);
+
 /** Keys of `[hooks]` that only the system config may set (docs/configuration.md, managed mode). */
 export const MANAGED_KEYS = ['managed_only', 'project_hooks'] as const;
 
@@ -426,7 +453,13 @@ export const MANAGED_KEYS = ['managed_only', 'project_hooks'] as const;
  * Keys of `[hooks]` that are settings, not event names: `fail_closed` is the file's default,
  * `stop_loop_limit` the Stop-loop guard's cap, and the managed-mode keys.
  */
-export const HOOKS_SETTINGS = ['enabled', 'fail_closed', 'stop_loop_limit', ...MANAGED_KEYS] as const;
+export const HOOKS_SETTINGS = [
+  'enabled',
+  'fail_closed',
+  'stop_loop_limit',
+  'project_env',
+  ...MANAGED_KEYS,
+] as const;
 
 /** The key of `[[hooks.any]]` tables, beside the settings and the event names. */
 export const ANY_EVENT_KEY = 'any';
@@ -440,6 +473,7 @@ export const HooksSection = object('a table', {
     enabled: ABoolean,
     fail_closed: ABoolean,
     stop_loop_limit: StopLoopLimit,
+    project_env: ProjectEnv,
     managed_only: ABoolean,
     project_hooks: ABoolean,
     ...byEvent(hookTables),

@@ -41,6 +41,8 @@ export interface ConfigFileResult {
     readonly definedEvents: readonly EventName[];
     readonly managedOnly?: boolean;
     readonly projectHooks?: boolean;
+    /** `[hooks] project_env`: the env names this (user or system) layer lets a project hook set. */
+    readonly projectEnv?: readonly string[];
     readonly tableIndex: Readonly<Record<EventName, readonly number[]>>;
     /** The settings `[hooks]` writes: a project layer's are held to trust (project-settings.ts). */
     readonly settings: HooksSettings;
@@ -263,6 +265,7 @@ export const decodeConfigText = (text: string, file: string): ConfigFileResult =
     definedEvents: EVENT_NAMES.filter((event) => section[event] !== undefined),
     ...(section.managed_only !== undefined && { managedOnly: section.managed_only }),
     ...(section.project_hooks !== undefined && { projectHooks: section.project_hooks }),
+    ...(section.project_env !== undefined && { projectEnv: section.project_env }),
     tableIndex,
     settings: {
       ...(section.enabled !== undefined && { enabled: section.enabled }),

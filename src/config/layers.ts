@@ -103,6 +103,8 @@ export interface MergedLayers {
   readonly untrusted: readonly UntrustedHook[];
   /** Every project hook read, trusted or not, with where it is written: what `cosh-hooks trust` shows. */
   readonly projectHooks: readonly ProjectHook[];
+  /** The `env` names a project hook may set: `project_env` of the system and user layers read. */
+  readonly projectEnv: ReadonlySet<string>;
   /** The project layer's `[hooks]` settings as written (what `cosh-hooks trust` records). */
   readonly projectSettings: HooksSettings;
   /** Project settings that take no effect, each with its file:line and why: warnings for every command. */
@@ -148,6 +150,20 @@ const locator = (text: string | undefined) => {
     locations ??= tomlLocations(text);
     return lineOf(locations, path);
   };
+};
+
+/** `project_env` written in a project layer: an error, since a project cannot allow its own names. */
+const projectEnvError = (read: ReadLayer): ConfigProblem[] => {
+  if (read.decoded.layering?.projectEnv === undefined) return [];
+  const line = locator(read.text)(['hooks', 'project_env']);
+  return [
+    {
+      file: read.file,
+      ...(line !== undefined && { line }),
+      path: formatPath(['hooks', 'project_env']),
+      message: 'only the user or system config may set this: a project cannot allow its own env names',
+    },
+  ];
 };
 
 /** Managed-mode keys written outside the system layer: errors, since they would change nothing. */
@@ -247,7 +263,8 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     } else {
       // The file whose place was just checked is the one read: a link swapped in between is not followed.
       project = take(options.project, realFile);
-      if (project !== undefined) errors.push(...managedKeyErrors(project, systemFile));
+      if (project !== undefined)
+        errors.push(...managedKeyErrors(project, systemFile), ...projectEnvError(project));
     }
   }
 
@@ -294,6 +311,10 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
   const ignoredSettings: ConfigProblem[] = [];
   const untrusted: UntrustedHook[] = [];
   const projectHooks: ProjectHook[] = [];
+  const projectEnv = new Set([
+    ...(system?.decoded.layering?.projectEnv ?? []),
+    ...(user?.decoded.layering?.projectEnv ?? []),
+  ]);
   if (project !== undefined && project.decoded.errors.length === 0) {
     const store = readTrustStore(options.trustStore);
     files.push(options.trustStore);
@@ -324,8 +345,9 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
           hooks[event].push(hook);
           return;
         }
-        const found = fingerprintHook(event, hook, options.workspace);
-        for (const script of found.scripts) files.push(script.path);
+        const found = fingerprintHook(event, hook, options.workspace, { allowedEnv: projectEnv });
+        // The hook folder is digested again before each start (src/exec/trusted-scripts.ts), not followed.
+        for (const script of found.scripts) if (!script.path.endsWith('/')) files.push(script.path);
         const index = project.decoded.layering?.tableIndex[event][i] ?? i;
         const line = hook.origin?.line ?? at(['hooks', event, index]);
         projectHooks.push({ event, hook, file: project.file, ...(line !== undefined && { line }) });
@@ -366,6 +388,7 @@ export const mergeLayers = (options: MergeOptions): MergedLayers => {
     layers,
     untrusted,
     projectHooks,
+    projectEnv,
     projectSettings: project?.decoded.layering?.settings ?? {},
     ignoredSettings,
     errors,

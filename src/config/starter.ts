@@ -1,3 +1,5 @@
+import { dirname } from 'node:path';
+
 /**
  * The commented starter `config.toml` that `cosh-hooks init` writes: one working guard, one
  * observer on every event, and the keys a first edit needs. Pure: the caller gives the schema's
@@ -39,7 +41,11 @@ export const starterFiles = (options: StarterOptions): Starter => {
   const scripts: StarterScript[] = project
     ? [
         { name: 'no-rm-rf.sh', text: `#!/bin/sh\n# Blocks a shell command containing "rm -rf".\n${GUARD}\n` },
-        { name: 'event-log.sh', text: `#!/bin/sh\n# Appends each event to a file.\n${logLine}\n` },
+        {
+          name: 'event-log.sh',
+          // Outside `.copilot-shell/`: trust pins every file there, so a log inside would untrust the hooks.
+          text: `#!/bin/sh\n# Appends each event to a file outside this folder (trust pins every file in it).\nmkdir -p ${shellQuoted(dirname(options.logFile))} && ${logLine}\n`,
+        },
       ]
     : [];
   const config = [

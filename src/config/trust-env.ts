@@ -1,87 +1,22 @@
+import { ENV_NAME } from './codecs.js';
+
 /**
- * Which names a project hook's `env` table may set, for trust (docs/configuration.md, trust): none
- * that makes a shell, an interpreter, the dynamic loader or a tool the script runs read code or
- * configuration from elsewhere, and none that moves a workspace variable. A deny-list of exact
- * names, prefixes and generic shapes (anything ending in PATH, OPTIONS, PRELOAD, LIB…), compared
- * in upper case. Pure.
+ * Which names a project hook's `env` table may set, for trust (docs/configuration.md, trust): an
+ * allow-list the user keeps in their own config (`[hooks] project_env`, user or system layer),
+ * since no list of the names that make a program load code (`LD_PRELOAD`, `OPENSSL_CONF`,
+ * `NODE_OPTIONS`, …) is ever complete. Names the engine sets and `PATH` (trust finds interpreters
+ * on the engine's) are refused even when allowed. Pure.
  */
 
-const EXACT = new Set([
-  'ENV',
-  'BASH_ENV',
-  'SHELLOPTS',
-  'BASHOPTS',
-  'PS4',
-  'IFS',
-  'HOME',
-  'SHELL',
-  'EDITOR',
-  'VISUAL',
-  'PAGER',
-  'BROWSER',
-  'PROMPT_COMMAND',
-  'GLIBC_TUNABLES',
-  'TMPDIR',
-  'CLAUDE_PROJECT_DIR',
-  'GEMINI_PROJECT_DIR',
-  'CLAUDE_PLUGIN_ROOT',
-]);
+/** Refused whatever the user allows: `PATH`, the engine's `COSH_*` and the agents' workspace variables. */
+const ENGINE_SET = /^(?:PATH|COSH_[A-Za-z0-9_]*|CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|CLAUDE_PLUGIN_ROOT)$/;
 
-const PREFIXES = [
-  'LD_',
-  'DYLD_',
-  'BASH_',
-  'ZSH',
-  'ZDOTDIR',
-  'PYTHON',
-  'PERL',
-  'RUBY',
-  'GEM_',
-  'BUNDLE',
-  'LUA_',
-  'NODE_',
-  'NPM_',
-  'YARN_',
-  'XDG_',
-  'GIT_',
-  'JAVA',
-  'JDK_',
-  '_JAVA',
-  'MALLOC_',
-  'GCONV',
-];
-
-const SUFFIXES = [
-  'PATH',
-  'PATHS',
-  'OPTIONS',
-  'OPTS',
-  'OPT',
-  'PRELOAD',
-  'LIB',
-  'LIBS',
-  'HOME',
-  'DIR',
-  'DIRS',
-  'CONFIG',
-  'COMMAND',
-  'CMD',
-  'ASKPASS',
-  'RC',
-  'INIT',
-  'STARTUP',
-  'PROFILE',
-];
-
-/** Why a project hook may not set `name` in its `env`, or undefined when it may. */
-export const envNameRefusal = (name: string): string | undefined => {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `env ${JSON.stringify(name)}: not a plain variable name`;
-  const upper = name.toUpperCase();
-  const refusedName =
-    EXACT.has(upper) ||
-    PREFIXES.some((prefix) => upper.startsWith(prefix)) ||
-    SUFFIXES.some((suffix) => upper.endsWith(suffix));
-  return refusedName
-    ? `env ${name}: a variable that can make a shell, an interpreter, the loader or a tool read code or configuration from elsewhere (or move a workspace variable)`
-    : undefined;
+/** Why a project hook may not set `name` in its `env` given the names `allowed`, or undefined when it may. */
+export const envNameRefusal = (name: string, allowed: ReadonlySet<string>): string | undefined => {
+  if (!ENV_NAME.test(name)) return `env ${JSON.stringify(name)}: not a plain variable name`;
+  if (ENGINE_SET.test(name))
+    return `env ${name}: set by the engine, or PATH (trust finds interpreters on the engine's); a project hook may not set it`;
+  if (!allowed.has(name))
+    return `env ${name}: not allowed by project_env in your user or system config (a variable can make a program load code, as OPENSSL_CONF does); allow it there only if it is data`;
+  return undefined;
 };

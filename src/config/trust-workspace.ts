@@ -41,21 +41,27 @@ const placesOf = (options: LoadOptions) => {
   const home = options.home ?? homedir();
   const stateDir = resolve(options.stateDir ?? join(home, '.copilot-shell', 'states'));
   const workspace = resolve(options.workspace ?? process.cwd());
-  return { workspace, storeFile: resolve(options.trustStorePath ?? join(stateDir, 'trust.json')) };
+  return {
+    workspace,
+    storeFile: resolve(options.trustStorePath ?? join(stateDir, 'trust.json')),
+    userFile: resolve(options.configPath ?? join(home, '.copilot-shell', 'config.toml')),
+  };
 };
 
 /**
  * Reads the project layer of a workspace and digests each of its hooks and the scripts they run,
  * without running anything and without writing: what `trust` shows before it records. The system
- * layer is read too, since managed mode decides whether project hooks can run at all.
+ * and user layers are read too: managed mode decides whether project hooks can run at all, and
+ * their `project_env` which `env` names a project hook may set.
  */
 export const planTrust = (options: LoadOptions = {}): TrustPlan => {
-  const { workspace, storeFile } = placesOf(options);
+  const { workspace, storeFile, userFile } = placesOf(options);
   const configFile = projectConfigPath(workspace);
   const system = systemLayerOf(options.systemConfigPath);
   const project = { layer: 'project', file: configFile, explicit: false } as const;
   const merged = mergeLayers({
     ...(system !== undefined && { system }),
+    user: { layer: 'user', file: userFile, explicit: options.configPath !== undefined },
     project,
     workspace,
     trustStore: storeFile,
@@ -66,7 +72,7 @@ export const planTrust = (options: LoadOptions = {}): TrustPlan => {
     storeFile,
     project: merged.layers.find((layer) => layer.layer === 'project'),
     hooks: merged.projectHooks.map(({ event, hook, file, line }) => ({
-      ...fingerprintHook(event, hook, workspace),
+      ...fingerprintHook(event, hook, workspace, { allowedEnv: merged.projectEnv }),
       file,
       ...(line !== undefined && { line }),
     })),

@@ -3,7 +3,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { EventName } from '../events/names.js';
 import type { ConfiguredHook } from '../registry/hook.js';
-import { digestFile, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
+import { digestFile, digestFolder, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
 import { envNameRefusal } from './trust-env.js';
 import { commandForm, interpreterOf, ownShebangRefusal, scriptRefusal, shebangOf } from './trust-grammar.js';
 
@@ -171,11 +171,16 @@ const interpreterFile = (program: string, place: Place, searchPath: string): str
   return path;
 };
 
-/** Options of `fingerprintHook`: what a hook finds its interpreter with. */
+/** Options of `fingerprintHook`: what a hook finds its interpreter with, and the env names it may set. */
 export interface FingerprintOptions {
   /** `PATH` as the hook will get it (the hook's `env` may not set it); default the engine's. */
   readonly searchPath?: string;
+  /** `[hooks] project_env` of the user and system layers; default none. */
+  readonly allowedEnv?: ReadonlySet<string>;
 }
+
+/** The project's hook folder as trust records it: its path with a trailing `/`. */
+export const hookFolderOf = (workspace: string): string => `${join(workspace, '.copilot-shell')}/`;
 
 /**
  * What trusting a project hook covers: its definition and the one script its command runs, named
@@ -204,8 +209,9 @@ export const fingerprintHook = (
     scripts,
     refused: reason,
   });
+  const allowedEnv = options.allowedEnv ?? new Set<string>();
   const envRefusal = Object.keys(hook.env)
-    .map(envNameRefusal)
+    .map((name) => envNameRefusal(name, allowedEnv))
     .find((reason) => reason !== undefined);
   if (envRefusal !== undefined) return refuse(envRefusal);
   const form = commandForm(hook.command, workspace, hook.dialect);
@@ -219,27 +225,32 @@ export const fingerprintHook = (
       `${form.script} is outside the workspace${real !== form.script ? ` (it is ${real})` : ''}: a program there may run what it finds in the workspace, which trust cannot pin; configure such a hook in your user config`,
       [script],
     );
+  // A script of the hook folder is pinned with every file beside it: what it imports is code too.
+  const folder = hookFolderOf(workspace);
+  const pinned: readonly ScriptDigest[] = isInside(realOf(folder.slice(0, -1)), real)
+    ? [script, { path: folder, ...digestFolder(folder.slice(0, -1)) }]
+    : [script];
   if (form.kind === 'interpreted' && head !== undefined) {
     const shebang = ownShebangRefusal(head, form.script, form.interpreter);
-    if (shebang !== undefined) return refuse(shebang, [script]);
+    if (shebang !== undefined) return refuse(shebang, pinned);
   }
   let programs: readonly string[];
   if (form.kind === 'interpreted') programs = [form.interpreter];
-  else if (head === undefined) return { ...base, scripts: [script] };
+  else if (head === undefined) return { ...base, scripts: pinned };
   else {
     const shebang = shebangOf(head, form.script);
-    if ('refused' in shebang) return refuse(shebang.refused, [script]);
+    if ('refused' in shebang) return refuse(shebang.refused, pinned);
     programs = shebang.programs;
   }
   let interpreter = '';
   for (const program of programs) {
     const file = interpreterFile(program, place, searchPath);
-    if (typeof file !== 'string') return refuse(file.refused, [script]);
+    if (typeof file !== 'string') return refuse(file.refused, pinned);
     interpreter = file;
   }
   const unpinned = scriptRefusal(programs.at(-1) ?? '', form.script);
-  if (unpinned !== undefined) return refuse(unpinned, [script]);
-  return { ...base, scripts: [script], interpreter };
+  if (unpinned !== undefined) return refuse(unpinned, pinned);
+  return { ...base, scripts: pinned, interpreter };
 };
 
 /** What the trust store holds for one hook. */
@@ -253,6 +264,9 @@ export interface TrustedHook {
 
 /** Whether a hook may run, and if not, why (a sentence for stderr, `list` and `validate`). */
 export type TrustVerdict = { readonly trusted: true } | { readonly trusted: false; readonly reason: string };
+
+/** `folder` for the hook folder's record (its path ends with `/`), else `script`. */
+export const kindOf = (path: string): 'folder' | 'script' => (path.endsWith('/') ? 'folder' : 'script');
 
 const sameScripts = (found: readonly ScriptDigest[], trusted: TrustedHook['scripts']): boolean =>
   found.length === trusted.length &&
@@ -275,7 +289,7 @@ export const trustVerdict = (
   if (unverifiable !== undefined)
     return {
       trusted: false,
-      reason: `script ${unverifiable.path} cannot be verified: ${unverifiable.unverifiable}`,
+      reason: `${kindOf(unverifiable.path)} ${unverifiable.path} cannot be verified: ${unverifiable.unverifiable}`,
     };
   if (trusted === undefined || trusted.length === 0)
     return { trusted: false, reason: 'project not trusted (run cosh-hooks trust)' };
@@ -300,7 +314,7 @@ export const trustVerdict = (
     reason:
       changed === undefined
         ? 'scripts changed since it was trusted (run cosh-hooks trust)'
-        : `script ${changed.path} changed since it was trusted (run cosh-hooks trust)`,
+        : `${kindOf(changed.path)} ${changed.path} changed since it was trusted (run cosh-hooks trust)`,
   };
 };
 

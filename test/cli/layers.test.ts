@@ -96,7 +96,14 @@ describe('cosh-hooks trust', () => {
           name: 'guard',
           line: 1,
           command: 'sh "$COSH_WORKSPACE_PATH/.copilot-shell/guard.sh"',
-          scripts: [{ path: guardScript(), sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }],
+          scripts: [
+            { path: guardScript(), sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+            // The hook folder the script is in: every file beside it is pinned too.
+            {
+              path: `${join(ws, '.copilot-shell')}/`,
+              sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+            },
+          ],
         },
       ],
     });

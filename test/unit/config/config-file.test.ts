@@ -395,7 +395,7 @@ describe('decodeConfigText: errors with exact paths and lines', () => {
         line: 1,
         path: 'hooks.pretooluse',
         message:
-          'unknown event name (expected enabled, fail_closed, stop_loop_limit, managed_only, project_hooks, any or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
+          'unknown event name (expected enabled, fail_closed, stop_loop_limit, project_env, managed_only, project_hooks, any or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop); did you mean PreToolUse?',
       },
     ],
     [

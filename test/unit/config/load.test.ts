@@ -127,7 +127,7 @@ describe('loadHooks: files and defaults', () => {
     if (result.ok) return;
     expect(result.errors.map(formatProblem)).toEqual([
       `${file}:3: hooks.Stop[0].timeout: expected an integer 1..600000, got 0`,
-      `${file}:4: hooks.Nope: unknown event name (expected enabled, fail_closed, stop_loop_limit, managed_only, project_hooks, any or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
+      `${file}:4: hooks.Nope: unknown event name (expected enabled, fail_closed, stop_loop_limit, project_env, managed_only, project_hooks, any or one of PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart, Stop, BeforeModel, AfterModel, SessionEnd, Notification, PreCompact, SubagentStart, SubagentStop)`,
     ]);
     // A hook without a name is not an error: it is skipped with a warning (reported with the errors).
     expect(result.warnings.map(formatProblem)).toEqual([

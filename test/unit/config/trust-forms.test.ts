@@ -144,7 +144,8 @@ describe('trust refuses every command form whose files it cannot name', () => {
   ])('an env table setting %s', (name) => {
     configure(`sh ${S}/guard.sh"`, `env = { ${name} = "$COSH_WORKSPACE_PATH/.copilot-shell/env.sh" }`);
     const hook = trustAndLoad();
-    expect(hook.untrusted).toContain(`env ${name}: a variable that can make`);
+    // Refused unless the user's config allows the name (trust-pins.test.ts); PATH and the engine's never.
+    expect(hook.untrusted).toContain(`trust refuses its command: env ${name}: `);
   });
 
   it('a script linked out of the workspace, or a link folder on its path out of it, is refused', () => {
@@ -245,7 +246,10 @@ describe('trust accepts the forms it can pin, named as the command names them', 
     const hook = trustAndLoad();
     expect(hook.untrusted).toBeUndefined();
     expect(hook.enabled).toBe(true);
-    expect(hook.trustedScripts).toEqual([{ path: guard(file), sha256: expect.stringMatching(/^sha256:/) }]);
+    expect(hook.trustedScripts).toEqual([
+      { path: guard(file), sha256: expect.stringMatching(/^sha256:/) },
+      { path: `${join(ws, '.copilot-shell')}/`, sha256: expect.stringMatching(/^sha256:/) },
+    ]);
     appendFileSync(guard(file), '\n');
     const after = loadHooks(options());
     expect(after.ok && after.registry.PreToolUse[0]?.enabled).toBe(false);
@@ -254,6 +258,8 @@ describe('trust accepts the forms it can pin, named as the command names them', 
   it.each([['env = { GUARD_MODE = "off" }'], ['observe = true'], ['timeout = 60000'], ['matcher = "Read"']])(
     'adding %s to a trusted hook untrusts it: the definition digest covers every key',
     (line) => {
+      mkdirSync(join(home, '.copilot-shell'), { recursive: true });
+      writeFileSync(join(home, '.copilot-shell', 'config.toml'), '[hooks]\nproject_env = ["GUARD_MODE"]\n');
       configure(`sh ${S}/guard.sh"`);
       expect(trustAndLoad().enabled).toBe(true);
       configure(`sh ${S}/guard.sh"`, line);
@@ -273,7 +279,10 @@ describe('trust accepts the forms it can pin, named as the command names them', 
 
   it('a claude hook may name its script from $CLAUDE_PROJECT_DIR, which the engine sets to the workspace', () => {
     configure('sh "$CLAUDE_PROJECT_DIR/.copilot-shell/guard.sh"', 'dialect = "claude"');
-    expect(trustAndLoad().trustedScripts).toEqual([{ path: guard('guard.sh'), sha256: expect.any(String) }]);
+    expect(trustAndLoad().trustedScripts?.map(({ path }) => path)).toEqual([
+      guard('guard.sh'),
+      `${join(ws, '.copilot-shell')}/`,
+    ]);
   });
 });
 
