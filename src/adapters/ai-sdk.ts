@@ -13,10 +13,8 @@ import {
   asObject,
   type AgentHooks,
   type AgentHooksOptions,
-  type Decided,
-  type ResultGate,
-  type ToolGate,
-} from './agent-hooks.js';
+} from '../host/agent-hooks.js';
+import type { Decided, ResultGate, ToolGate } from '../host/gates.js';
 
 /**
  * The Vercel AI SDK adapter (`cosh-hooks/ai-sdk`, docs/hosts.md): every tool call and model call

@@ -6,7 +6,8 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages';
 import { createMiddleware, type AgentMiddleware, type ToolCallRequest } from 'langchain';
-import { agentHooks, type AgentHooks, type AgentHooksOptions, type ToolGate } from './agent-hooks.js';
+import { agentHooks, type AgentHooks, type AgentHooksOptions } from '../host/agent-hooks.js';
+import type { ToolGate } from '../host/gates.js';
 
 /**
  * `cosh-hooks/langchain`: the hooks in a LangChain.js v1 agent (`createAgent`), as one middleware

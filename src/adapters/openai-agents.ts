@@ -17,7 +17,8 @@ import {
   type StreamEvent,
   type ToolInputGuardrailDefinition,
 } from '@openai/agents';
-import { agentHooks, asObject, type AgentHooksOptions, type ToolGate } from './agent-hooks.js';
+import { agentHooks, asObject, type AgentHooksOptions } from '../host/agent-hooks.js';
+import type { ToolGate } from '../host/gates.js';
 
 /**
  * `cosh-hooks/openai-agents`: the hooks in an OpenAI Agents JS loop (docs/hosts.md). Only this

@@ -8,7 +8,7 @@ import {
   toolGate,
   type Decided,
   type ToolGate,
-} from '../adapters/agent-hooks.js';
+} from '../host/gates.js';
 import type { EventInput } from '../events/codecs.js';
 import { describeThrown, isJsonObject, type JsonObject } from '../events/untrusted.js';
 import type { OutputLine } from '../output/lines.js';

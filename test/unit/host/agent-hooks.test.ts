@@ -5,15 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { createSession, registryOf, type HookDecision, type HookEvent, type Registry } from 'cosh-hooks';
 import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
-import {
-  agentHooks,
-  asJson,
-  asObject,
-  effectiveInput,
-  jsonOf,
-  resultGate,
-  toolGate,
-} from '../../../src/adapters/agent-hooks.js';
+import { agentHooks, asJson, asObject, jsonOf } from '../../../src/host/agent-hooks.js';
+import { effectiveInput, resultGate, toolGate } from '../../../src/host/gates.js';
 
 const decision = (fields: Partial<HookDecision>): HookDecision => ({
   type: 'hook_decision',
