@@ -226,6 +226,10 @@ const RUNS_ANOTHER = new Set([
   'bun',
 ]);
 
+/** Why python must run isolated (`-I`): what it reads otherwise, before the script. */
+const PYTHON_UNISOLATED =
+  "python puts the script's own folder first on its import path (a json.py beside it replaces the standard one) and reads PYTHON* variables";
+
 /** The workspace variables a hook of `dialect` gets with the workspace as value. */
 export const workspaceVariables = (dialect: Dialect | undefined): readonly string[] =>
   dialect === 'gemini'
@@ -315,6 +319,11 @@ export const commandForm = (command: string, workspace: string, dialect?: Dialec
   const scriptWord = rest[at];
   if (scriptWord === undefined)
     return withForm(`${baseName(named)} with no script: it would read its program from stdin`);
+  if (
+    spec.family === 'python' &&
+    !rest.slice(0, at).some((word) => /^-[A-Za-z]*I/.test(literalOf(word) ?? ''))
+  )
+    return withForm(`${baseName(named)} without -I: ${PYTHON_UNISOLATED}; write ${baseName(named)} -I`);
   const script = pathOf(scriptWord, workspace, variables);
   if (typeof script === 'string') return withForm(script);
   const unpinned = spec.script?.(script.path);
@@ -354,13 +363,43 @@ export const shebangOf = (head: string, script: string): Shebang => {
     if (argument === '' || /[ \t]/.test(argument) || interpreterOf(argument) === undefined)
       return why('runs env with something other than one known interpreter name (no -S, flags or NAME=)');
     if (argument.includes('/')) return why('runs env with a path');
+    if (interpreterOf(argument)?.family === 'python')
+      return why(`runs python without -I: ${PYTHON_UNISOLATED}; write #!/usr/bin/python3 -I`);
     return { programs: [interpreter, argument] };
   }
   const spec = interpreterOf(interpreter);
   if (spec === undefined) return why('names an interpreter trust does not accept');
   if (argument !== '' && !spec.flag(argument))
     return why(`passes a flag trust does not accept; accepted: ${spec.flags}`);
+  if (spec.family === 'python' && !argument.includes('I'))
+    return why(`runs python without -I: ${PYTHON_UNISOLATED}; write #!${interpreter} -I`);
   return { programs: [interpreter] };
+};
+
+/** A UTF-8 byte order mark as latin1 text: perl and ruby read a `#!` line after one. */
+const BOM = '\u00ef\u00bb\u00bf';
+
+/**
+ * Why a script given to `interpreter` (the interpreted form) cannot be pinned for its `#!` line,
+ * or undefined: perl runs the program a `#!` line names when the line does not say perl, ruby
+ * then skips to a later `#!…ruby` line, and both read flags from it; so a script that starts with
+ * a `#!` line (after a byte order mark or not) must name the same family of interpreter, with no
+ * flag trust does not accept. Checked alike for every interpreter trust accepts. `head` is the
+ * script's first bytes as latin1.
+ */
+export const ownShebangRefusal = (head: string, script: string, interpreter: string): string | undefined => {
+  const text = head.startsWith(BOM) ? head.slice(BOM.length) : head;
+  if (!text.startsWith('#!')) return undefined;
+  const runner = interpreterOf(interpreter);
+  const line = text.slice(0, Math.max(0, text.indexOf('\n'))) || text;
+  const named = /^#![ \t]*(\S*)(?:[ \t]+(\S+))?/.exec(line);
+  const program =
+    named?.[1] !== undefined && baseName(named[1]) === 'env' ? (named[2] ?? '') : (named?.[1] ?? '');
+  if (runner === undefined || interpreterOf(program)?.family !== runner.family)
+    return `${script}: its #! line ${JSON.stringify(line.slice(2).trim())} names ${JSON.stringify(program)}, not the interpreter that runs it (${baseName(interpreter)}): perl and ruby run or skip to what a #! line names`;
+  const shebang = shebangOf(text, script);
+  if ('refused' in shebang && !shebang.refused.includes('without -I')) return shebang.refused;
+  return undefined;
 };
 
 /** Why a script run by `interpreter` (its `#!` line) cannot be pinned, if it cannot. */

@@ -5,7 +5,7 @@ import type { EventName } from '../events/names.js';
 import type { CommandHook } from '../registry/hook.js';
 import { digestFile, isScriptFile, MAX_SCRIPT_BYTES } from '../exec/script-digest.js';
 import { envNameRefusal } from './trust-env.js';
-import { commandForm, interpreterOf, scriptRefusal, shebangOf } from './trust-grammar.js';
+import { commandForm, interpreterOf, ownShebangRefusal, scriptRefusal, shebangOf } from './trust-grammar.js';
 
 /**
  * Trust of project-layer hooks (docs/configuration.md, trust): which command forms are accepted
@@ -217,6 +217,10 @@ export const fingerprintHook = (
       `${form.script} is outside the workspace${real !== form.script ? ` (it is ${real})` : ''}: a program there may run what it finds in the workspace, which trust cannot pin; configure such a hook in your user config`,
       [script],
     );
+  if (form.kind === 'interpreted' && head !== undefined) {
+    const shebang = ownShebangRefusal(head, form.script, form.interpreter);
+    if (shebang !== undefined) return refuse(shebang, [script]);
+  }
   let programs: readonly string[];
   if (form.kind === 'interpreted') programs = [form.interpreter];
   else if (head === undefined) return { ...base, scripts: [script] };

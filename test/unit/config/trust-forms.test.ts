@@ -31,7 +31,7 @@ beforeEach(() => {
   writeFileSync(join(root, 'system.toml'), '');
   for (const [file, text] of [
     ['guard.sh', '#!/bin/sh\necho "{}"\n'],
-    ['guard.py', '#!/usr/bin/python3\nprint("{}")\n'],
+    ['guard.py', '#!/usr/bin/python3 -I\nprint("{}")\n'],
     ['guard.mjs', '#!/usr/bin/env node\nconsole.log("{}")\n'],
     ['guard.js', 'console.log("{}")\n'],
     ['env.sh', 'echo loaded\n'],
@@ -165,12 +165,12 @@ describe('trust refuses every command form whose files it cannot name', () => {
     mkdirSync(join(ws, 'bin'));
     writeFileSync(join(ws, 'bin', 'python3'), '#!/bin/sh\nexec "$@"\n');
     chmodSync(join(ws, 'bin', 'python3'), 0o755);
-    configure(`"$COSH_WORKSPACE_PATH/bin/python3" ${S}/guard.py"`);
+    configure(`"$COSH_WORKSPACE_PATH/bin/python3" -I ${S}/guard.py"`);
     expect(trustAndLoad().untrusted).toContain('is inside the workspace');
     const before = process.env['PATH'];
     try {
       process.env['PATH'] = `${join(ws, 'bin')}:${before ?? ''}`;
-      configure(`python3 ${S}/guard.py"`);
+      configure(`python3 -I ${S}/guard.py"`);
       expect(trustAndLoad().untrusted).toContain(`PATH holds ${join(ws, 'bin')}, inside the workspace`);
       process.env['PATH'] = `.:${before ?? ''}`;
       expect(trustAndLoad().untrusted).toContain('PATH holds the relative folder "."');
@@ -188,7 +188,7 @@ describe('trust refuses every command form whose files it cannot name', () => {
     const before = process.env['PATH'];
     try {
       process.env['PATH'] = `${shims}:${before ?? ''}`;
-      configure(`python3 ${S}/guard.py"`);
+      configure(`python3 -I ${S}/guard.py"`);
       expect(trustAndLoad().untrusted).toContain(
         `the interpreter ${join(shims, 'python3')} is itself a script`,
       );
@@ -222,7 +222,7 @@ describe('trust refuses every command form whose files it cannot name', () => {
     writeFileSync(join(ws, 'env'), '#!/bin/sh\n');
     chmodSync(join(ws, 'interp'), 0o755);
     chmodSync(join(ws, 'env'), 0o755);
-    writeFileSync(join(ws, '.copilot-shell', 'run'), `#!${join(ws, 'env')} python3\n`);
+    writeFileSync(join(ws, '.copilot-shell', 'run'), `#!${join(ws, 'env')} perl\n`);
     configure(`${S}/run"`);
     expect(trustAndLoad().untrusted).toContain(`the interpreter ${join(ws, 'env')} is inside the workspace`);
   });
@@ -274,5 +274,75 @@ describe('trust accepts the forms it can pin, named as the command names them', 
   it('a claude hook may name its script from $CLAUDE_PROJECT_DIR, which the engine sets to the workspace', () => {
     configure('sh "$CLAUDE_PROJECT_DIR/.copilot-shell/guard.sh"', 'dialect = "claude"');
     expect(trustAndLoad().trustedScripts).toEqual([{ path: guard('guard.sh'), sha256: expect.any(String) }]);
+  });
+});
+
+describe('round 5: what the interpreter reads from the #! line, and python isolated', () => {
+  const place = (file: string, text: string) => writeFileSync(join(ws, '.copilot-shell', file), text);
+
+  it.each([
+    // perl runs the program a #! line names when the line does not say perl
+    ['perl', 'guard.pl', '#!.copilot-shell/check\nprint "{}"\n', 'its #! line'],
+    ['perl', 'guard.pl', '#!/bin/sh\nprint "{}"\n', 'not the interpreter that runs it'],
+    ['perl -w', 'guard.pl', '#!/usr/bin/perl -Mguard\nprint "{}"\n', 'passes a flag trust does not accept'],
+    ['perl', 'guard.pl', '\ufeff#!/bin/sh\nprint "{}"\n', 'not the interpreter that runs it'],
+    // ruby skips to a later `#!…ruby` line (and reads its flags) when the first does not say ruby
+    ['ruby', 'guard.rb', '#!/bin/sh\n#!/usr/bin/ruby -r./x\nputs "{}"\n', 'not the interpreter that runs it'],
+    ['ruby', 'guard.rb', '#!/usr/bin/ruby -r./x\nputs "{}"\n', 'passes a flag trust does not accept'],
+    // the same rule for every interpreter trust accepts
+    ['sh', 'guard2.sh', '#!/usr/bin/perl\necho "{}"\n', 'not the interpreter that runs it'],
+    [
+      '/usr/bin/python3 -I',
+      'guard2.py',
+      '#!/usr/bin/env node\nprint("{}")\n',
+      'not the interpreter that runs it',
+    ],
+  ])('%s running %s (%j) is refused', (runner, file, text, reason) => {
+    place(file, text);
+    configure(`${runner} ${S}/${file}"`);
+    const hook = trustAndLoad();
+    expect(hook.enabled).toBe(false);
+    expect(hook.untrusted).toContain(reason);
+  });
+
+  it.each([
+    [`python3 ${S}/guard.py"`, 'python3 without -I'],
+    [`python3 -u ${S}/guard.py"`, 'python3 without -I'],
+    [`/usr/bin/python3 -E -s ${S}/guard.py"`, 'python3 without -I'],
+  ])('%s is refused: python imports from the script folder first', (command, reason) => {
+    configure(command);
+    expect(trustAndLoad().untrusted).toContain(reason);
+  });
+
+  it.each([
+    ['#!/usr/bin/python3', 'runs python without -I'],
+    ['#!/usr/bin/env python3', 'runs python without -I'],
+  ])('a python script run by path whose #! line is %s is refused', (line, reason) => {
+    place('run.py', `${line}\nprint("{}")\n`);
+    chmodSync(join(ws, '.copilot-shell', 'run.py'), 0o755);
+    configure(`${S}/run.py"`);
+    expect(trustAndLoad().untrusted).toContain(reason);
+  });
+
+  it.each([
+    ['perl', 'ok.pl', '#!/usr/bin/perl -w\nprint "{}"\n'],
+    ['perl', 'ok.pl', '#!/usr/bin/env perl\nprint "{}"\n'],
+    ['perl', 'ok.pl', 'print "{}"\n'],
+    ['/usr/bin/python3 -I', 'ok.py', '#!/usr/bin/env python3\nprint("{}")\n'],
+    ['/usr/bin/python3 -uI', 'ok.py', 'print("{}")\n'],
+    ['bash', 'ok.sh', '#!/bin/sh\necho "{}"\n'],
+  ])('%s running %s with a #! line naming its own interpreter is trusted', (runner, file, text) => {
+    place(file, text);
+    configure(`${runner} ${S}/${file}"`);
+    const hook = trustAndLoad();
+    expect(hook.untrusted).toBeUndefined();
+    expect(hook.enabled).toBe(true);
+  });
+
+  it('a python script run by path with #!/usr/bin/python3 -I is trusted', () => {
+    place('run.py', '#!/usr/bin/python3 -I\nprint("{}")\n');
+    chmodSync(join(ws, '.copilot-shell', 'run.py'), 0o755);
+    configure(`${S}/run.py"`);
+    expect(trustAndLoad().enabled).toBe(true);
   });
 });
