@@ -15,6 +15,7 @@ import {
   type AgentHooksOptions,
 } from '../host/agent-hooks.js';
 import type { Decided, ResultGate, ToolGate } from '../host/gates.js';
+import type { HookDecision } from '../output/lines.js';
 
 /**
  * The Vercel AI SDK adapter (`cosh-hooks/ai-sdk`, docs/hosts.md): every tool call and model call
@@ -138,7 +139,7 @@ const approvalOf = (gate: ToolGate): Status => {
     case 'ask':
       return { type: 'user-approval', reason: gate.reason };
     default:
-      return gate.decision.decision === 'allow'
+      return gate.decision?.decision === 'allow'
         ? {
             type: 'approved',
             ...(gate.decision.reason === undefined ? {} : { reason: gate.decision.reason }),
@@ -353,7 +354,7 @@ export const aiSdkHooks = (options: AgentHooksOptions): AiSdkHooks => {
   const model = (inner: HookableModel): HookedModel => wrapLanguageModel({ model: inner, middleware });
 
   const contextOf = (decided: Decided): string[] =>
-    decided.ok && decided.decision.additional_context !== undefined
+    decided.ok && decided.decision?.additional_context !== undefined
       ? [decided.decision.additional_context]
       : [];
 
@@ -377,7 +378,7 @@ export const aiSdkHooks = (options: AgentHooksOptions): AiSdkHooks => {
       }
       const submitted = await hooks.userPrompt(prompt);
       if (!submitted.ok) return { ok: false, reason: submitted.failure };
-      const { decision } = submitted;
+      const decision: Partial<HookDecision> = submitted.decision ?? {};
       const reason = decision.reason ?? decision.systemMessage;
       if (decision.decision === 'block') return { ok: false, reason: reason ?? 'blocked by a hook' };
       if (decision.decision === 'ask') {
@@ -390,7 +391,7 @@ export const aiSdkHooks = (options: AgentHooksOptions): AiSdkHooks => {
       for (;;) {
         const result = await call(input);
         const stopped = await hooks.stop(await result.text);
-        if (!stopped.ok || stopped.decision.decision !== 'block') return { ok: true, result };
+        if (!stopped.ok || stopped.decision?.decision !== 'block') return { ok: true, result };
         input = {
           prompt: stopped.decision.reason ?? 'continue',
           context: [],

@@ -161,7 +161,7 @@ export const langchainHooks = (options: LangChainHooksOptions): AgentMiddleware 
         // A prompt the engine could not judge is not sent: the run fails closed, naming why.
         const reason = !decided.ok
           ? decided.failure
-          : decided.decision.decision === 'block' || decided.decision.decision === 'ask'
+          : decided.decision?.decision === 'block' || decided.decision?.decision === 'ask'
             ? (decided.decision.reason ?? 'blocked by a hook')
             : undefined;
         if (reason === undefined) return undefined;
@@ -222,7 +222,7 @@ export const langchainHooks = (options: LangChainHooksOptions): AgentMiddleware 
         const decided = await hooksFor(runtime).stop(
           last !== undefined && AIMessage.isInstance(last) ? textOf(last) : undefined,
         );
-        if (!decided.ok || decided.decision.decision !== 'block') return undefined;
+        if (!decided.ok || decided.decision?.decision !== 'block') return undefined;
         return {
           messages: [new HumanMessage(decided.decision.reason ?? 'A Stop hook asks the agent to go on.')],
           jumpTo: 'model',

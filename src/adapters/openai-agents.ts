@@ -272,7 +272,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       if (prompt !== undefined) {
         const decided = await hooks.userPrompt(prompt);
         if (!decided.ok) throw refused(decided.failure);
-        if (decided.decision.decision === 'block' || decided.decision.decision === 'ask') {
+        if (decided.decision?.decision === 'block' || decided.decision?.decision === 'ask') {
           throw refused(decided.decision.reason ?? 'blocked by a hook');
         }
       }
@@ -282,7 +282,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       if (result.interruptions.length > 0) return result;
       const answer = result.finalOutput;
       const decided = await hooks.stop(typeof answer === 'string' ? answer : JSON.stringify(answer ?? null));
-      if (!decided.ok || decided.decision.decision !== 'block') return result;
+      if (!decided.ok || decided.decision?.decision !== 'block') return result;
       const more: AgentInputItem = {
         role: 'user',
         content: decided.decision.reason ?? 'A Stop hook asks the agent to go on.',

@@ -1,5 +1,7 @@
 import { lastValueFrom } from 'rxjs';
 import type { EventInput } from '../events/codecs.js';
+import { markFreshJson } from '../events/event-data.js';
+import type { EventName } from '../events/names.js';
 import {
   describeJsonProblem,
   describeThrown,
@@ -47,10 +49,16 @@ export interface AgentHooksOptions {
   readonly cwd?: string;
 }
 
-/** The hook calls of one agent run. */
+/**
+ * The hook calls of one agent run. An event no enabled hook or observer can match (and nobody
+ * audits) is neither built nor sent: its answer is `{ ok: true }` with no decision, as if the hooks
+ * had passed (`Session.wants`).
+ */
 export interface AgentHooks {
-  /** Any event of the run, with the run's ids filled in. */
+  /** Any event of the run, with the run's ids filled in; always sent. */
   decide(event: EventInput): Promise<Decided>;
+  /** Whether an event `name` (its matched field `matched`, the tool name on tool events) would be sent. */
+  wants(name: EventName, matched?: string): boolean;
   beforeTool(toolName: string, input: unknown, toolUseId?: string): Promise<ToolGate>;
   afterTool(toolName: string, input: unknown, response: unknown, toolUseId?: string): Promise<ResultGate>;
   /** Tells the hooks a tool threw; the error still goes to the framework (the caller rethrows it). */
@@ -107,68 +115,85 @@ const decisionOf = async (session: Session, event: EventInput): Promise<Decided>
   }
 };
 
+/** The answer for an event that was not sent: no hook could have changed anything. */
+const UNSENT: Decided = { ok: true };
+
 /** The hook calls of one agent run on `options.session`. */
 export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
+  const { session } = options;
   const ids = {
     session_id: options.sessionId,
     cwd: options.cwd ?? process.cwd(),
     ...(options.agentId === undefined ? {} : { agent_id: options.agentId }),
     ...(options.agentType === undefined ? {} : { agent_type: options.agentType }),
   };
-  const decide = (event: EventInput): Promise<Decided> =>
-    decisionOf(options.session, { ...ids, ...event } as EventInput);
+  /**
+   * One event of the run: not built at all when the session does not want it; else built by
+   * `fields` from values copied here (`asJson`, `jsonOf`) and marked so that admission takes it
+   * without a second copy (nobody else holds it).
+   */
+  const send = (name: EventName, matched: string | undefined, fields: () => object): Promise<Decided> => {
+    if (!session.wants(name, matched)) return Promise.resolve(UNSENT);
+    const event = { ...ids, hook_event_name: name, ...fields() };
+    markFreshJson(event);
+    return decisionOf(session, event as EventInput);
+  };
   const toolUse = (toolUseId: string | undefined) =>
     toolUseId === undefined ? {} : { tool_use_id: toolUseId };
+  const toolEvent = (
+    name: EventName,
+    toolName: string,
+    input: unknown,
+    toolUseId: string | undefined,
+    rest: () => object,
+  ): Promise<Decided> =>
+    send(name, toolName, () => ({
+      tool_name: toolName,
+      tool_input: asObject(asJson(input)),
+      ...rest(),
+      ...toolUse(toolUseId),
+    }));
   return {
-    decide,
+    decide: (event) => decisionOf(session, { ...ids, ...event } as EventInput),
+    wants: (name, matched) => session.wants(name, matched),
     beforeTool: async (toolName, input, toolUseId) => {
+      const object = asObject(input);
+      if (!session.wants('PreToolUse', toolName)) return toolGate(object, UNSENT);
       // The hooks judge a plain JSON copy; the tool runs with the framework's own value unless a
       // hook patched it. A value the hooks cannot see (too deep, a BigInt, a throwing getter) is
       // never run: what no hook could judge is not allowed.
-      const copy = jsonOf(asObject(input));
+      const copy = jsonOf(object);
       if (!copy.ok) return { action: 'deny', reason: `${ENGINE}: invalid event: tool_input: ${copy.error}` };
-      const decided = await decide({
-        hook_event_name: 'PreToolUse',
+      const decided = await send('PreToolUse', toolName, () => ({
         tool_name: toolName,
         tool_input: asObject(copy.value),
         ...toolUse(toolUseId),
-      } as EventInput);
-      return toolGate(asObject(input), decided);
+      }));
+      return toolGate(object, decided);
     },
     afterTool: async (toolName, input, response, toolUseId) =>
       resultGate(
-        await decide({
-          hook_event_name: 'PostToolUse',
-          tool_name: toolName,
-          tool_input: asObject(asJson(input)),
+        await toolEvent('PostToolUse', toolName, input, toolUseId, () => ({
           tool_response: asJson(response),
-          ...toolUse(toolUseId),
-        } as EventInput),
+        })),
       ),
     toolFailed: async (toolName, input, error, toolUseId) => {
-      await decide({
-        hook_event_name: 'PostToolUseFailure',
-        tool_name: toolName,
-        tool_input: asObject(asJson(input)),
+      await toolEvent('PostToolUseFailure', toolName, input, toolUseId, () => ({
         error: describeThrown(error),
-        ...toolUse(toolUseId),
-      } as EventInput);
+      }));
     },
     beforeModel: (request) =>
-      decide({ hook_event_name: 'BeforeModel', llm_request: asObject(asJson(request)) } as EventInput),
+      send('BeforeModel', undefined, () => ({ llm_request: asObject(asJson(request)) })),
     afterModel: (response, request) =>
-      decide({
-        hook_event_name: 'AfterModel',
+      send('AfterModel', undefined, () => ({
         llm_response: asObject(asJson(response)),
         ...(request === undefined ? {} : { llm_request: asObject(asJson(request)) }),
-      } as EventInput),
-    userPrompt: (prompt) => decide({ hook_event_name: 'UserPromptSubmit', prompt } as EventInput),
-    sessionStart: (source) =>
-      decide({ hook_event_name: 'SessionStart', ...(source === undefined ? {} : { source }) } as EventInput),
+      })),
+    userPrompt: (prompt) => send('UserPromptSubmit', undefined, () => ({ prompt })),
+    sessionStart: (source) => send('SessionStart', undefined, () => (source === undefined ? {} : { source })),
     stop: (lastAssistantMessage) =>
-      decide({
-        hook_event_name: 'Stop',
-        ...(lastAssistantMessage === undefined ? {} : { last_assistant_message: lastAssistantMessage }),
-      } as EventInput),
+      send('Stop', undefined, () =>
+        lastAssistantMessage === undefined ? {} : { last_assistant_message: lastAssistantMessage },
+      ),
   };
 };

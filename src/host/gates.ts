@@ -13,8 +13,11 @@ const ENGINE = 'cosh-hooks';
 
 /** What to do with a tool call, from its PreToolUse decision. */
 export type ToolGate =
-  /** Run the tool with `input`: the model's input with the hooks' `updated_input` and `tool_input` applied. */
-  | { readonly action: 'run'; readonly input: JsonObject; readonly decision: HookDecision }
+  /**
+   * Run the tool with `input`: the model's input with the hooks' `updated_input` and `tool_input`
+   * applied. `decision` is absent when the event was not sent (no hook could match it).
+   */
+  | { readonly action: 'run'; readonly input: JsonObject; readonly decision?: HookDecision }
   /** The user must confirm first (the framework's approval flow); on approval run with `input`. */
   | {
       readonly action: 'ask';
@@ -33,9 +36,12 @@ export type ResultGate =
   /** A hook blocked the result: the model gets `reason` instead of it. */
   | { readonly action: 'withhold'; readonly reason: string };
 
-/** The decision of one event, or why the engine could not give one. */
+/**
+ * The decision of one event, or why the engine could not give one. `{ ok: true }` without a
+ * decision: the event was not sent, as no enabled hook or observer could match it (`Session.wants`).
+ */
 export type Decided =
-  { readonly ok: true; readonly decision: HookDecision } | { readonly ok: false; readonly failure: string };
+  { readonly ok: true; readonly decision?: HookDecision } | { readonly ok: false; readonly failure: string };
 
 /** The input the tool runs with: `updated_input` replaces, then `tool_input` patches (docs/protocol.md). */
 export const effectiveInput = (input: JsonObject, decision: HookDecision): JsonObject => {
@@ -51,6 +57,7 @@ const reasonOf = (decision: HookDecision, fallback: string): string =>
 export const toolGate = (input: JsonObject, decided: Decided): ToolGate => {
   if (!decided.ok) return { action: 'deny', reason: decided.failure };
   const { decision } = decided;
+  if (decision === undefined) return { action: 'run', input };
   switch (decision.decision) {
     case 'block':
       return { action: 'deny', reason: reasonOf(decision, 'blocked by a hook'), decision };
@@ -73,6 +80,7 @@ export const toolGate = (input: JsonObject, decided: Decided): ToolGate => {
 export const resultGate = (decided: Decided): ResultGate => {
   if (!decided.ok) return { action: 'withhold', reason: decided.failure };
   const { decision } = decided;
+  if (decision === undefined) return { action: 'keep' };
   if (decision.decision === 'block')
     return { action: 'withhold', reason: reasonOf(decision, 'withheld by a hook') };
   const output = decision.hook_specific_output ?? {};

@@ -25,7 +25,8 @@ import { admit, idsOf, readInput, type JsonLine } from '../events/input.js';
 import { openRun } from '../exec/port.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
-import { chainFor, hasObservers, observersFor } from '../registry/chain.js';
+import type { EventName } from '../events/names.js';
+import { chainFor, hasObservers, mayApply, observersFor } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
 import { runEvent, type PipelineDeps, type PipelineOptions } from './pipeline.js';
 import { guardedRunner } from './stop-loop-run.js';
@@ -59,6 +60,15 @@ export interface Session {
    * `SessionClosedError` once the session is closed.
    */
   decide(event: EventInput | JsonLine): Observable<OutputLine>;
+  /**
+   * Whether deciding an event `name` could do anything: an enabled hook or observer of the
+   * registry current now can match it (`matched`: its matched field, the tool name on tool
+   * events; absent, any hook of the event counts), or someone listens to `audit$`. When not, its
+   * decision would be pass-through with no hooks, and a host may skip building and sending it (the
+   * adapters do). True before a registry$ has given a registry, and once closed (`decide` then
+   * says why).
+   */
+  wants(name: EventName, matched?: string): boolean;
   /**
    * Ends the session: every running or queued `decide` errors with `SessionClosedError` and its
    * hooks are stopped; later `decide`s error the same way. Idempotent.
@@ -105,6 +115,9 @@ export const createSession = (
   // A fixed registry is paired as is: nothing to follow.
   const latest = new ReplaySubject<Registry>(1);
   const registries = isObservable(registry) ? registry.subscribe(latest) : undefined;
+  // The registry current now, for `wants`; undefined until a registry$ gives one.
+  let current = isObservable(registry) ? undefined : registry;
+  const following = registries === undefined ? undefined : latest.subscribe((next) => (current = next));
   const withRegistry = isObservable(registry)
     ? withLatestRegistry<void>(latest)
     : map((): readonly [void, Registry] => [undefined, registry]);
@@ -217,6 +230,8 @@ export const createSession = (
 
   return {
     decide,
+    wants: (name, matched) =>
+      closed || current === undefined || audit.observed || mayApply(current, name, matched),
     close: () => {
       if (closed) return;
       closed = true;
@@ -227,6 +242,7 @@ export const createSession = (
       notes?.unsubscribe();
       audit.complete();
       registries?.unsubscribe();
+      following?.unsubscribe();
       opened.unsubscribe();
     },
     audit$: audit.asObservable(),
