@@ -164,12 +164,14 @@ export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
       // never run: what no hook could judge is not allowed.
       const copy = jsonOf(object);
       if (!copy.ok) return { action: 'deny', reason: `${ENGINE}: invalid event: tool_input: ${copy.error}` };
+      const judged = asObject(copy.value);
       const decided = await send('PreToolUse', toolName, () => ({
         tool_name: toolName,
-        tool_input: asObject(copy.value),
+        tool_input: judged,
         ...toolUse(toolUseId),
       }));
-      return toolGate(object, decided);
+      const gate = toolGate(object, decided);
+      return gate.action === 'deny' ? gate : { ...gate, judged };
     },
     afterTool: async (toolName, input, response, toolUseId) =>
       resultGate(

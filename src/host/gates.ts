@@ -15,15 +15,22 @@ const ENGINE = 'cosh-hooks';
 export type ToolGate =
   /**
    * Run the tool with `input`: the model's input with the hooks' `updated_input` and `tool_input`
-   * applied. `decision` is absent when the event was not sent (no hook could match it).
+   * applied. `decision` is absent when the event was not sent (no hook could match it); `judged`
+   * is the copy of the input the hooks judged, to tell the same call when it comes back.
    */
-  | { readonly action: 'run'; readonly input: JsonObject; readonly decision?: HookDecision }
+  | {
+      readonly action: 'run';
+      readonly input: JsonObject;
+      readonly decision?: HookDecision;
+      readonly judged?: JsonObject;
+    }
   /** The user must confirm first (the framework's approval flow); on approval run with `input`. */
   | {
       readonly action: 'ask';
       readonly input: JsonObject;
       readonly reason: string;
       readonly decision: HookDecision;
+      readonly judged?: JsonObject;
     }
   /** Never run the tool; the model gets `reason`. `decision` is absent when the engine failed. */
   | { readonly action: 'deny'; readonly reason: string; readonly decision?: HookDecision };
