@@ -1,5 +1,5 @@
 import { concatWith, defer, map, of, tap, type OperatorFunction } from 'rxjs';
-import { chainVerdict, type ChainStep } from '../src/chain/run-chain.js';
+import { chainVerdict, type ChainStep } from '../src/chain/hook-run.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
 import type { Hook } from '../src/registry/hook.js';
 

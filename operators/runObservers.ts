@@ -3,11 +3,11 @@ import { observerDroppedRecord, observerResultRecord } from '../src/audit/build.
 import type { AuditEventIds, ObserverDroppedRecord, ObserverResultRecord } from '../src/audit/records.js';
 import type { HookEvent } from '../src/events/codecs.js';
 import type { HookDecision } from '../src/output/lines.js';
-import { redactedEvent, redactResult } from '../src/protocol/redact/index.js';
+import { redactResult } from '../src/protocol/redact/index.js';
 import { failure } from '../src/protocol/result.js';
 import type { Hook } from '../src/registry/hook.js';
-import { runHook, type RunDeps } from '../src/chain/run-hook.js';
-import { translateDialect } from '../src/chain/translate-dialect.js';
+import type { RunDeps } from '../src/chain/hook-run.js';
+import { hookAnswer } from './runHooks.js';
 import { DirectObserver } from '../src/chain/direct-observer.js';
 
 /** One decided event, for its observers: what `runObservers` takes. */
@@ -49,9 +49,7 @@ export const runObserver = (
   defer(() => {
     const startedAt = deps.scheduler.now();
     const sent = observedEvent(observation.event, observation.decision);
-    return translateDialect(hook, sent, (one, event) =>
-      runHook(one, one.redact === true ? redactedEvent(event) : event, deps),
-    ).pipe(
+    return hookAnswer(hook, sent, deps).pipe(
       map((result) =>
         observerResultRecord(observation.ids, hook, redactResult(result), startedAt, deps.scheduler.now()),
       ),

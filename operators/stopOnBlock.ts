@@ -1,5 +1,5 @@
 import { takeWhile, type MonoTypeOperatorFunction } from 'rxjs';
-import { endsChain } from '../src/chain/run-chain.js';
+import { endsChain } from '../src/chain/hook-run.js';
 import type { HookRun } from '../src/protocol/aggregate.js';
 
 /**

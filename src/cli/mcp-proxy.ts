@@ -1,4 +1,6 @@
-import { basename } from 'node:path';
+import { isObservable, Subject, merge } from 'rxjs';
+import { auditConfigRecord } from '../audit/build.js';
+import type { AuditConfigRecord } from '../audit/records.js';
 import type { AuditFlags } from './audit-outputs.js';
 import { engineDeps, EXIT, openHostRun } from './commands.js';
 import { printableLine } from './format.js';
@@ -7,15 +9,21 @@ import { onStopSignals } from './terminal.js';
 import { createSession } from '../pipeline/session.js';
 import type { HttpProxy } from '../mcp/http.js';
 import { parseListen } from '../mcp/listen.js';
-import { serverNameOf } from '../mcp/mapping.js';
+import { serverNameOf, toolName } from '../mcp/mapping.js';
+import type { Registry } from '../registry/index.js';
+import { hasGuard, unguardedTools } from './mcp-guards.js';
 import type { ProxyOptions, UpstreamSpec } from '../mcp/proxy.js';
 import { describeThrown } from '../events/untrusted.js';
 import { err, ok, type Result } from '../result.js';
 
 /** The flags of `mcp-proxy`, as commander parses them (docs/mcp.md). */
 export interface McpProxyFlags extends ConfigFlags, ExecutionFlags, AuditFlags {
-  /** The server's name in tool names: `mcp__<name>__<tool>` (default: the command's or host's name). */
+  /** The server's name in tool names: `mcp__<name>__<tool>`. Required: it is what guards match. */
   readonly name?: string;
+  /** Start even when no PreToolUse hook is loaded (every call forwarded unchecked, and said). */
+  readonly allowUnguarded?: boolean;
+  /** `--session-idle MS`: with `--listen`, a session idle this long is closed with its upstream. */
+  readonly sessionIdle: number;
   /** `--upstream URL`: a Streamable HTTP upstream instead of a command. */
   readonly upstream?: string;
   readonly watch?: boolean;
@@ -53,8 +61,18 @@ export const upstreamOf = (command: readonly string[], url: string | undefined):
   return ok({ command: file, args });
 };
 
-const defaultName = (upstream: UpstreamSpec): string =>
-  'url' in upstream ? upstream.url.hostname : basename(upstream.command);
+const refuse = (message: string): number => {
+  process.stderr.write(`cosh-hooks mcp-proxy: ${printableLine(message)}\n`);
+  return EXIT.invalidConfig;
+};
+
+const NAME_REQUIRED =
+  '--name is required: tools are called mcp__<NAME>__<tool>, the names your PreToolUse matchers select; ' +
+  "give the key of the server's entry in your client's MCP configuration (e.g. --name filesystem)";
+
+const UNGUARDED =
+  'no PreToolUse hook is loaded: every tools/call would be forwarded unchecked. Check --config and ' +
+  '`cosh-hooks validate`, or give --allow-unguarded to run anyway';
 
 /**
  * `mcp-proxy`: an MCP server on stdio (or Streamable HTTP with `--listen`) in front of an upstream
@@ -64,29 +82,55 @@ const defaultName = (upstream: UpstreamSpec): string =>
 export const mcpProxyCommand = async (command: readonly string[], flags: McpProxyFlags): Promise<number> => {
   const upstream = upstreamOf(command, flags.upstream);
   if (!upstream.ok) return fail(upstream.error);
+  if (flags.name === undefined || flags.name === '') return refuse(NAME_REQUIRED);
+  const serverName = serverNameOf(flags.name);
   const listen = flags.listen === undefined ? undefined : parseListen(flags.listen);
   if (flags.listen !== undefined && listen === undefined)
     return fail(`--listen: expected HOST:PORT or PORT, got ${flags.listen}`);
   const opened = await openHostRun(flags);
   if (!opened.ok) return opened.error;
   const host = opened.value;
+  // The registry running now (with --watch, the last valid one): what the tools are checked against.
+  let current: Registry | undefined = isObservable(host.registry) ? undefined : host.registry;
+  const following = isObservable(host.registry)
+    ? host.registry.subscribe((registry) => (current = registry))
+    : undefined;
+  if (current === undefined || !hasGuard(current)) {
+    if (flags.allowUnguarded !== true) {
+      following?.unsubscribe();
+      await host.finish(false);
+      return refuse(UNGUARDED);
+    }
+    process.stderr.write(
+      'cosh-hooks mcp-proxy: no PreToolUse hook is loaded: every tools/call is forwarded unchecked (--allow-unguarded)\n',
+    );
+  }
   // The SDK is loaded here, by this command only.
   const [{ serveStdio }, { serveHttp }] = await Promise.all([
     import('../mcp/proxy.js'),
     import('../mcp/http.js'),
   ]);
+  const warn = (text: string) => process.stderr.write(`cosh-hooks mcp-proxy: ${printableLine(text)}\n`);
+  const notes = new Subject<AuditConfigRecord>();
   const session = createSession(host.registry, engineDeps(flags), {
     concurrency: 'per-session',
     ...(host.stopLoopLimit !== undefined && { stopLoopLimit: host.stopLoopLimit }),
     ...(flags.observerQueue !== undefined && { observerQueue: flags.observerQueue }),
     ...(flags.otlpContent === true && { auditContent: true }),
-    auditNotes: host.auditNotes,
+    auditNotes: merge(host.auditNotes, notes),
   });
   const onAudit = host.onAudit;
+  const note = (subject: string, message: string, details: Record<string, unknown>): void => {
+    warn(message);
+    notes.next(
+      auditConfigRecord({ subject, message, details: { server: serverName, ...details } }, Date.now()),
+    );
+  };
+  // Each tool is named once, the first time a tools/list shows it.
+  const listed = new Set<string>();
   const audit = onAudit === undefined ? undefined : session.audit$.subscribe(onAudit);
-  const warn = (text: string) => process.stderr.write(`cosh-hooks mcp-proxy: ${printableLine(text)}\n`);
   const options: ProxyOptions = {
-    server: { name: serverNameOf(flags.name ?? defaultName(upstream.value)), source: 'proxy' },
+    server: { name: serverName, source: 'proxy' },
     session,
     upstream: upstream.value,
     cwd: process.cwd(),
@@ -96,6 +140,24 @@ export const mcpProxyCommand = async (command: readonly string[], flags: McpProx
     killGraceMs: KILL_GRACE_MS,
     warn,
     upstreamStderr: (chunk) => process.stderr.write(chunk),
+    sessionIdleMs: flags.sessionIdle,
+    onTools: (tools) => {
+      const fresh = tools.map((tool) => toolName(serverName, tool)).filter((name) => !listed.has(name));
+      for (const name of fresh) listed.add(name);
+      const open = current === undefined ? fresh : unguardedTools(current, fresh);
+      if (open.length > 0)
+        note(
+          'unguarded_tools',
+          `unguarded tools: no PreToolUse matcher selects these tools of ${serverName}; their calls are forwarded unchecked: ${[...open].sort().join(', ')}`,
+          { tools: [...open].sort() },
+        );
+    },
+    onUnansweredCall: (tool) =>
+      note(
+        'tools_call_notification',
+        `a tools/call of ${tool} sent as a notification (no id): not forwarded (a call without an id cannot be answered)`,
+        { tool },
+      ),
     onLine: (line) => {
       host.onLine(line);
       // What `run` prints as notification lines: here on stderr, stdout carrying the protocol.
@@ -107,6 +169,8 @@ export const mcpProxyCommand = async (command: readonly string[], flags: McpProx
   const finish = async (status: number): Promise<number> => {
     session.close();
     audit?.unsubscribe();
+    following?.unsubscribe();
+    notes.complete();
     await host.finish(stopped !== undefined);
     return status;
   };

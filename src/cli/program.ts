@@ -55,7 +55,8 @@ Examples (the command a client's MCP configuration starts, in place of the serve
 
 tools/call runs PreToolUse and PostToolUse with tool_name mcp__<name>__<tool>; a block answers the
 client with an error result and the server is never called. Everything else passes through.
-Exit status: 0 when the client closes stdin, 1 when the upstream ends, 2 on an invalid configuration.`,
+Exit status: 0 when the client closes stdin, 1 when the upstream ends or cannot start, 2 on an invalid
+configuration, without --name, or without any PreToolUse hook (unless --allow-unguarded).`,
   init: `
 Examples:
   cosh-hooks init                  # ~/.copilot-shell/config.toml
@@ -179,7 +180,11 @@ that hook untrusted again until trust is run once more. The store is <state dir>
     ),
   )
     .addArgument(new Argument('[command...]', 'the upstream MCP server to start, after --'))
-    .option('--name <name>', 'the server name in tool names: mcp__<name>__<tool> (default: the command name)')
+    .option('--name <name>', "required: the server's name in tool names, mcp__<name>__<tool>")
+    .option(
+      '--allow-unguarded',
+      'start even when no PreToolUse hook is loaded (every call forwarded unchecked)',
+    )
     .option('--upstream <url>', 'an upstream MCP server on Streamable HTTP, instead of a command')
     .option(
       '--listen <host:port>',
@@ -196,6 +201,11 @@ that hook untrusted again until trust is run once more. The store is <state dir>
       new Option('--request-timeout <ms>', 'time the upstream has to answer a request (progress restarts it)')
         .argParser(positiveInteger)
         .default(300_000),
+    )
+    .addOption(
+      new Option('--session-idle <ms>', 'with --listen: close a session (and its upstream) idle this long')
+        .argParser(positiveInteger)
+        .default(1_800_000),
     )
     .addOption(
       new Option('--max-message-bytes <n>', 'longest message accepted from the client or the upstream')

@@ -73,7 +73,7 @@ export const serveHttp = (options: ProxyOptions, listen: ListenOptions): Promise
       allowedOrigins,
       maxRequestBodySize: options.maxMessageBytes,
     });
-    const bridge = connect(transport, options, id);
+    const bridge = connect(transport, options, id, options.sessionIdleMs);
     sessions.set(id, { transport, bridge });
     void bridge.ended.then(() => sessions.delete(id));
     return transport;

@@ -42,6 +42,9 @@ export const toolName = (server: string, tool: string): string => `mcp__${server
  */
 export const serverNameOf = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, '_');
 
+export const isId = (value: unknown): value is RequestId =>
+  typeof value === 'string' || typeof value === 'number';
+
 /** The key of a request id in a map: `1` and `"1"` are different requests. */
 export const idKey = (id: RequestId): string => (typeof id === 'number' ? `n${id}` : `s${id}`);
 
@@ -213,4 +216,29 @@ export const progressTokenOf = (params: unknown): RequestId | undefined => {
   if (!isJsonObject(meta)) return undefined;
   const token = meta['progressToken'];
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+};
+
+/** The request a `notifications/cancelled` cancels, if it names one. */
+export const cancelledId = (message: JsonObject): RequestId | undefined => {
+  const params = message['params'];
+  const id = isJsonObject(params) ? params['requestId'] : undefined;
+  return isId(id) ? id : undefined;
+};
+
+/** The protocol version of an `initialize` answer, if any. */
+export const protocolVersionOf = (response: JsonObject): string | undefined => {
+  const result = response['result'];
+  return isJsonObject(result) && typeof result['protocolVersion'] === 'string'
+    ? result['protocolVersion']
+    : undefined;
+};
+
+/** The tool names of a `tools/list` answer; undefined when it is not one. */
+export const toolsOf = (response: JsonObject): string[] | undefined => {
+  const result = response['result'];
+  const tools = isJsonObject(result) ? result['tools'] : undefined;
+  if (!Array.isArray(tools)) return undefined;
+  return tools.flatMap((tool) =>
+    isJsonObject(tool) && typeof tool['name'] === 'string' ? [tool['name']] : [],
+  );
 };

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OutputLine } from '../output/lines.js';
 import type { Session } from '../pipeline/session.js';
 import { bridge, type Bridge } from './bridge.js';
+import { HttpUpstream } from './http-upstream.js';
 import type { McpServer } from './mapping.js';
 import { StdioUpstream } from './stdio-upstream.js';
 
@@ -33,12 +33,18 @@ export interface ProxyOptions {
   /** The upstream command's stderr. */
   readonly upstreamStderr: (chunk: Buffer) => void;
   readonly onLine?: (line: OutputLine) => void;
+  /** With `--listen`: a session with nothing pending and nothing from its client this long is closed. */
+  readonly sessionIdleMs?: number;
+  /** Each `tools/list` answer's tool names (the upstream's own), for the unguarded-tools report. */
+  readonly onTools?: (tools: readonly string[]) => void;
+  /** A `tools/call` sent as a notification: never forwarded, reported. */
+  readonly onUnansweredCall?: (tool: string) => void;
 }
 
 /** A new connection to the upstream: one per client session (a stdio server holds one session). */
 export const upstreamTransport = (options: ProxyOptions): Transport =>
   'url' in options.upstream
-    ? new StreamableHTTPClientTransport(options.upstream.url)
+    ? new HttpUpstream(options.upstream.url)
     : new StdioUpstream({
         command: options.upstream.command,
         args: options.upstream.args,
@@ -49,14 +55,22 @@ export const upstreamTransport = (options: ProxyOptions): Transport =>
         stderr: options.upstreamStderr,
       });
 
-/** The bridge of one client session, with that session's id. */
-export const connect = (client: Transport, options: ProxyOptions, sessionId: string): Bridge =>
+/** The bridge of one client session, with that session's id (and an idle limit on HTTP). */
+export const connect = (
+  client: Transport,
+  options: ProxyOptions,
+  sessionId: string,
+  idleMs?: number,
+): Bridge =>
   bridge(client, upstreamTransport(options), {
     context: { server: options.server, sessionId, cwd: options.cwd },
     session: options.session,
     requestTimeoutMs: options.requestTimeoutMs,
     warn: options.warn,
     ...(options.onLine !== undefined && { onLine: options.onLine }),
+    ...(idleMs !== undefined && { idleMs }),
+    ...(options.onTools !== undefined && { onTools: options.onTools }),
+    ...(options.onUnansweredCall !== undefined && { onUnansweredCall: options.onUnansweredCall }),
   });
 
 /**

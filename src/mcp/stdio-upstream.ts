@@ -41,6 +41,12 @@ export class StdioUpstream implements Transport, Flow {
     this.frames = new FrameReader(options.maxFrameBytes);
   }
 
+  /** `the upstream server \`COMMAND ARGS…\``: every message about it names it. */
+  private get name(): string {
+    const line = [this.options.command, ...this.options.args].join(' ');
+    return `the upstream server \`${line.length > 200 ? `${line.slice(0, 200)}…` : line}\``;
+  }
+
   start(): Promise<void> {
     const { options } = this;
     this.process = startServerProcess(
@@ -48,7 +54,7 @@ export class StdioUpstream implements Transport, Flow {
       {
         stdout: (chunk) => this.read(chunk),
         stderr: options.stderr,
-        ended: (reason) => this.broken(`the upstream server ${reason}`),
+        ended: (reason) => this.broken(`${this.name} ${reason}`),
       },
     );
     return Promise.resolve();
@@ -73,7 +79,7 @@ export class StdioUpstream implements Transport, Flow {
   private read(chunk: Buffer): void {
     const lines = this.frames.push(chunk);
     if (!lines.ok) {
-      this.broken(`the upstream server wrote ${lines.error}`);
+      this.broken(`${this.name} wrote ${lines.error}`);
       return;
     }
     for (const line of lines.value) {
@@ -81,7 +87,7 @@ export class StdioUpstream implements Transport, Flow {
       const parsed = parseJson(line);
       // The value as written goes on: the schema checks it, and would strip what it does not know.
       if (!parsed.ok || !JSONRPCMessageSchema.safeParse(parsed.value).success) {
-        this.broken(`the upstream server wrote a line that is not a JSON-RPC message: ${line.slice(0, 120)}`);
+        this.broken(`${this.name} wrote a line that is not a JSON-RPC message: ${line.slice(0, 120)}`);
         return;
       }
       this.onmessage?.(parsed.value as JSONRPCMessage);

@@ -142,7 +142,7 @@ describe('mcp-proxy over stdio, in front of server-everything', () => {
         command: prints({ decision: 'block', reason: 'no leaks' }),
       }),
     );
-    const proxy = await connect([...flags, ...everything]);
+    const proxy = await connect([...flags, '--allow-unguarded', ...everything]);
     expect(await proxy.client.callTool({ name: 'echo', arguments: { message: 'x' } })).toStrictEqual({
       content: [{ type: 'text', text: 'no leaks' }],
       isError: true,
@@ -376,6 +376,8 @@ describe('mcp-proxy when things fail', () => {
       config,
       '--home',
       box.dir,
+      '--name',
+      'everything',
       '--',
       process.execPath,
       EVERYTHING,
@@ -388,15 +390,19 @@ describe('mcp-proxy when things fail', () => {
   it('an upstream that crashes, hangs or writes garbage gives the client a protocol error, never a hang', async () => {
     const { flags } = withConfig();
     for (const [mode, message] of [
-      ['crash', /-32000: cosh-hooks mcp-proxy: the upstream server exited with status 3/],
+      [
+        'crash',
+        /-32000: cosh-hooks mcp-proxy: the upstream server `[^`]*odd-server\.mjs crash` exited with status 3/,
+      ],
       [
         'garbage',
-        /-32000: cosh-hooks mcp-proxy: the upstream server wrote a line that is not a JSON-RPC message/,
+        /-32000: cosh-hooks mcp-proxy: the upstream server `[^`]*odd-server\.mjs garbage` wrote a line that is not a JSON-RPC message/,
       ],
       ['hang', /-32001: the upstream server did not answer within 2000 ms/],
     ] as const) {
       const proxy = await connect([
         ...flags,
+        '--allow-unguarded',
         '--request-timeout',
         '2000',
         '--name',
@@ -591,5 +597,188 @@ describe('mcp-proxy on Streamable HTTP', () => {
     } finally {
       server.kill();
     }
+  });
+});
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const auditRecords = (file: string): Record<string, unknown>[] =>
+  existsSync(file) ? jsonLines(readFileSync(file, 'utf8')) : [];
+
+describe('mcp-proxy never forwards unguarded without a word', () => {
+  it('--name is required: status 2, saying why, nothing on stdout, no upstream started', async () => {
+    const { flags } = withConfig(logHook('PreToolUse'));
+    const run = await cli(['mcp-proxy', ...flags, '--', process.execPath, EVERYTHING, 'stdio']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('--name is required');
+    expect(run.stderr).toContain('mcp__<NAME>__<tool>');
+  });
+
+  it('no PreToolUse hook (an observer is no guard): refuses to start, naming --allow-unguarded; with it, starts and says so', async () => {
+    const { flags } = withConfig(
+      logHook('PostToolUse'),
+      hookTable('PreToolUse', { name: 'watcher', command: 'cat > /dev/null', observe: true }),
+    );
+    const refused = await cli(['mcp-proxy', ...flags, ...everything]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('no PreToolUse hook');
+    expect(refused.stderr).toContain('--allow-unguarded');
+
+    const proxy = await connect([...flags, '--allow-unguarded', ...everything]);
+    expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'open' } }))).toBe(
+      'Echo: open',
+    );
+    await proxy.client.close();
+    expect(proxy.stderr()).toContain('no PreToolUse hook');
+  });
+
+  it('after the first tools/list, names on stderr and in the audit the tools no PreToolUse matcher selects, once', async () => {
+    const { flags } = withConfig(
+      hookTable('PreToolUse', {
+        name: 'some-guard',
+        matcher: '^mcp__everything__(echo|get-sum)$',
+        command: 'exit 0',
+      }),
+    );
+    const auditFile = box.path('unguarded-audit.jsonl');
+    const proxy = await connect([...flags, '--audit', auditFile, ...everything]);
+    const names = (await proxy.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('echo');
+    const expected = names
+      .filter((name) => name !== 'echo' && name !== 'get-sum')
+      .map((name) => `mcp__everything__${name}`)
+      .sort();
+    expect(expected.length).toBeGreaterThan(0);
+    const line = await until(() => /unguarded tools[^\n]*/.exec(proxy.stderr())?.[0]);
+    expect(line.slice(line.lastIndexOf(': ') + 2).split(', ')).toStrictEqual(expected);
+    await proxy.client.listTools();
+    await proxy.client.close();
+    expect(proxy.stderr().match(/unguarded tools/g)).toHaveLength(1);
+    await until(() => (readFileSync(auditFile, 'utf8').includes('SessionEnd') ? true : undefined));
+    const notes = auditRecords(auditFile).filter(
+      (record) => record['record'] === 'config' && record['subject'] === 'unguarded_tools',
+    );
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.['details']).toMatchObject({ server: 'everything', tools: expected });
+  });
+
+  it('a tools/call sent as a notification (no id) is never forwarded: said on stderr and in the audit', async () => {
+    // The odd server exits on any tools/call: had the notification reached it, the proxy would end with 1.
+    const { flags, log } = withConfig(logHook('PreToolUse'));
+    const auditFile = box.path('notification-audit.jsonl');
+    const proxy = start([
+      'mcp-proxy',
+      ...flags,
+      '--audit',
+      auditFile,
+      '--name',
+      'odd',
+      '--',
+      process.execPath,
+      ODD,
+      'crash',
+    ]);
+    const done = finished(proxy);
+    let out = '';
+    proxy.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (jsonLines(out).some((frame) => frame['id'] === 2)) proxy.stdin.end();
+    });
+    proxy.stdin.write(
+      jsonl(
+        INITIALIZE,
+        INITIALIZED,
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'act', arguments: { x: 1 } } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ),
+    );
+    const run = await done;
+    expect(jsonLines(run.stdout).map((frame) => frame['id'])).toStrictEqual([1, 2]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/tools\/call of act sent as a notification \(no id\): not forwarded/);
+    expect(events(log)).toStrictEqual([]);
+    const notes = auditRecords(auditFile).filter(
+      (record) => record['record'] === 'config' && record['subject'] === 'tools_call_notification',
+    );
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.['details']).toMatchObject({ server: 'odd', tool: 'act' });
+  });
+
+  it('an upstream command that cannot start: named with the cause in the -32000 error of the request and on stderr; exit 1', async () => {
+    const { flags } = withConfig(logHook('PreToolUse'));
+    const missing = box.path('no-such-server');
+    // The SDK client, as an MCP client starts it: its initialize gets the reason.
+    await expect(connect([...flags, '--name', 'gone', '--', missing, '--port', '1'])).rejects.toThrow(
+      new RegExp(`-32000: .*${missing} --port 1.*ENOENT`),
+    );
+    // A client that writes only after the failure is answered too, and the proxy ends with 1.
+    const proxy = start(['mcp-proxy', ...flags, '--name', 'gone', '--', missing]);
+    const done = finished(proxy);
+    let stderr = '';
+    proxy.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => (stderr.includes('ENOENT') ? true : undefined));
+    proxy.stdin.write(jsonl(INITIALIZE));
+    const run = await done;
+    const [answer] = jsonLines(run.stdout);
+    expect(answer?.['error']).toMatchObject({ code: -32000 });
+    expect(JSON.stringify(answer)).toContain(missing);
+    expect(run.stderr).toContain(missing);
+    expect(run.code).toBe(1);
+  });
+
+  it('an upstream URL that cannot be reached: named with the cause in the -32000 error and on stderr; exit 1', async () => {
+    const { flags } = withConfig(logHook('PreToolUse'));
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    const proxy = start(['mcp-proxy', ...flags, '--name', 'remote', '--upstream', url]);
+    const done = finished(proxy);
+    proxy.stdin.write(jsonl(INITIALIZE));
+    const run = await done;
+    const [answer] = jsonLines(run.stdout);
+    expect(answer?.['error']).toMatchObject({ code: -32000 });
+    const message = (answer?.['error'] as { message: string }).message;
+    expect(message).toContain(url);
+    expect(message).toContain('ECONNREFUSED');
+    expect(run.stderr).toContain(url);
+    expect(run.stderr).toContain('ECONNREFUSED');
+    expect(run.code).toBe(1);
+  });
+
+  it('--listen: a session idle past --session-idle is closed with its upstream; its id is then unknown', async () => {
+    const { flags, log } = withConfig(logHook('PreToolUse'), logHook('SessionEnd'));
+    const proxy = start([
+      'mcp-proxy',
+      ...flags,
+      '--listen',
+      '127.0.0.1:0',
+      '--session-idle',
+      '500',
+      '--name',
+      'odd',
+      '--',
+      process.execPath,
+      ODD,
+      'pid',
+    ]);
+    const done = finished(proxy);
+    let stderr = '';
+    proxy.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await until(() => /listening on (\S+)/.exec(stderr)?.[1]);
+    // The client goes away without a DELETE: it just stops sending.
+    const client = await httpClient(url);
+    const pid = Number(textOf(await client.callTool({ name: 'act', arguments: {} })));
+    expect(pid).toBeGreaterThan(0);
+    await until(() => (alive(pid) ? undefined : true));
+    const ended = await until(() => events(log).find((event) => event['hook_event_name'] === 'SessionEnd'));
+    expect(ended?.['reason']).toMatch(/idle for 500 ms/);
+    await expect(client.callTool({ name: 'act', arguments: {} })).rejects.toThrow(/404|not found/i);
+    proxy.kill('SIGTERM');
+    expect((await done).code).toBe(143);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, from, lastValueFrom, toArray, asyncScheduler } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runHook } from '../../src/chain/run-hook.js';
+import { runHook } from '../../operators/runHooks.js';
 import type { HookEvent } from '../../src/events/codecs.js';
 import { decodeEvent } from '../../src/events/decode.js';
 import { processExecutor } from '../../src/exec/index.js';

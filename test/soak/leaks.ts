@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asyncScheduler, from, lastValueFrom, mergeMap, tap } from 'rxjs';
-import { runHook } from '../../src/chain/run-hook.js';
+import { runHook } from '../../operators/runHooks.js';
 import { processExecutor } from '../../src/exec/process-executor.js';
 import { allProcesses, environHas, openFds } from '../../bench/procfs.js';
 import { INLINE_SH_ALLOW, preToolUse } from '../../bench/fixtures.js';

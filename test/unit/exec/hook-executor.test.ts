@@ -4,7 +4,7 @@
 import { asapScheduler, firstValueFrom, from, map, NEVER, toArray, type Observable } from 'rxjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { runHooks } from '../../../operators/index.js';
-import { runHook } from '../../../src/chain/run-hook.js';
+import { runHook } from '../../../operators/runHooks.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import { processExecutor } from '../../../src/exec/process-executor.js';
 import { runFunctionHook } from '../../../src/exec/function-hook.js';

@@ -11,7 +11,7 @@ import {
 import { describe, expectTypeOf, it } from 'vitest';
 import { runHooks } from '../../../operators/index.js';
 import type { RunDeps } from '../../../operators/runHooks.js';
-import { runHook } from '../../../src/chain/run-hook.js';
+import { runHook } from '../../../operators/runHooks.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookResult, HookRun } from '../../../src/protocol/index.js';
 import { defineHooks, type Hook } from '../../../src/registry/index.js';

@@ -24,7 +24,7 @@ import { describe, expect, it } from 'vitest';
 import { runObservers } from '../../../operators/index.js';
 import { runObserver, type Observation, type ObserverRecord } from '../../../operators/runObservers.js';
 import { observerDroppedRecord } from '../../../src/audit/build.js';
-import type { RunDeps } from '../../../src/chain/run-hook.js';
+import type { RunDeps } from '../../../src/chain/hook-run.js';
 import type { HookEvent } from '../../../src/events/index.js';
 import type { HookDecision } from '../../../src/output/index.js';
 import type { Hook } from '../../../src/registry/index.js';
