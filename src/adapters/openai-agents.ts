@@ -19,6 +19,7 @@ import {
 } from '@openai/agents';
 import { agentHooks, asObject, type AgentHooksOptions } from '../host/agent-hooks.js';
 import type { ToolGate } from '../host/gates.js';
+import { sameData } from '../host/same-data.js';
 
 /**
  * `cosh-hooks/openai-agents`: the hooks in an OpenAI Agents JS loop (docs/hosts.md). Only this
@@ -134,7 +135,9 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
     return found;
   };
 
-  const gateOf = (
+  // A verdict belongs to its call: found again only for the same tool name, call id and input
+  // (as data, against the copy the hooks judged); anything else is decided afresh.
+  const gateOf = async (
     context: object,
     toolName: string,
     callId: string | undefined,
@@ -146,14 +149,17 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       calls = new Map();
       gates.set(context, calls);
     }
-    const known = calls.get(callId);
-    if (known !== undefined) return known;
+    const key = `${callId}\u0000${toolName}`;
+    const pending = calls.get(key);
+    // A first ask sets its promise before any await: a second ask meanwhile waits for that one.
+    const known = pending === undefined ? undefined : await pending;
+    if (known?.judged !== undefined && sameData(asObject(input), known.judged)) return known;
     const gate = hooks.beforeTool(toolName, input, callId);
-    calls.set(callId, gate);
+    calls.set(key, gate);
     return gate;
   };
-  const forget = (context: object, callId: string | undefined): void => {
-    if (callId !== undefined) gates.get(context)?.delete(callId);
+  const forget = (context: object, toolName: string, callId: string | undefined): void => {
+    if (callId !== undefined) gates.get(context)?.delete(`${callId}\u0000${toolName}`);
   };
 
   const guard = <T extends AnyFunctionTool>(tool: T): T => {
@@ -163,7 +169,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       run: async ({ context, toolCall }) => {
         const gate = await gateOf(context, tool.name, toolCall.callId, toolCall.arguments);
         if (gate.action !== 'deny') return { behavior: { type: 'allow' } };
-        forget(context, toolCall.callId);
+        forget(context, tool.name, toolCall.callId);
         return { behavior: { type: 'rejectContent', message: gate.reason } };
       },
     };
@@ -179,7 +185,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       invoke: async (context: RunContext, input: string, details?: ToolCallDetails) => {
         const callId = details?.toolCall?.callId;
         const gate = await gateOf(context, tool.name, callId, input);
-        forget(context, callId);
+        forget(context, tool.name, callId);
         // Reached only past the guardrail and the approval; checked again so no path runs a refused call.
         if (gate.action === 'deny') return gate.reason;
         if (
@@ -188,8 +194,8 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
         ) {
           return `${gate.reason} (${ENGINE}: not approved)`;
         }
-        const modelInput = asObject(input);
-        const patched = JSON.stringify(gate.input) !== JSON.stringify(modelInput);
+        // A hook changed the input (`updated_input`, `tool_input`): the tool gets the hooks' input.
+        const patched = gate.judged !== undefined && !sameData(gate.input, gate.judged);
         let output: unknown;
         try {
           output = await tool.invoke(context, patched ? JSON.stringify(gate.input) : input, details);

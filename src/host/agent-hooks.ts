@@ -170,8 +170,7 @@ export const agentHooks = (options: AgentHooksOptions): AgentHooks => {
         tool_input: judged,
         ...toolUse(toolUseId),
       }));
-      const gate = toolGate(object, decided);
-      return gate.action === 'deny' ? gate : { ...gate, judged };
+      return { ...toolGate(object, decided), judged };
     },
     afterTool: async (toolName, input, response, toolUseId) =>
       resultGate(

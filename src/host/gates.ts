@@ -33,7 +33,12 @@ export type ToolGate =
       readonly judged?: JsonObject;
     }
   /** Never run the tool; the model gets `reason`. `decision` is absent when the engine failed. */
-  | { readonly action: 'deny'; readonly reason: string; readonly decision?: HookDecision };
+  | {
+      readonly action: 'deny';
+      readonly reason: string;
+      readonly decision?: HookDecision;
+      readonly judged?: JsonObject;
+    };
 
 /** What to do with a tool's result, from its PostToolUse decision. */
 export type ResultGate =
