@@ -13,7 +13,7 @@ import { createSession, type Session } from '../src/pipeline/session.js';
 import { defineHooks } from '../src/registry/define.js';
 import type { Registry } from '../src/registry/hook.js';
 import { INLINE_SH_ALLOW } from './fixtures.js';
-import { comparisonRow, rawSeries, type Context, type Measured } from './measurement.js';
+import { comparisonRow, medianCell, rawSeries, type Context, type Measured } from './measurement.js';
 import { summarize } from './stats.js';
 import { interleave } from './timing.js';
 
@@ -109,10 +109,13 @@ export const measureMcpProxy = async (context: Context): Promise<Measured> => {
       function: perCall(clients.function, calls),
       command: perCall(clients.command, calls),
     });
+    // What the gateway adds to one call, round by round (both measured in the same round).
+    const added = samples.function.map((ms, round) => ms - (samples.direct[round] ?? ms));
     const summaries = {
       direct: summarize(samples.direct),
       function: summarize(samples.function),
       command: summarize(samples.command),
+      added: summarize(added),
     };
     return {
       rows: [
@@ -122,6 +125,12 @@ export const measureMcpProxy = async (context: Context): Promise<Measured> => {
           summaries.function,
           summaries.direct,
         ),
+        {
+          id: '12c',
+          what: '`mcp-proxy`, one function hook: latency added per `tools/call` (proxied − direct, per round)',
+          subject: medianCell(summaries.added, 'ms'),
+          baseline: medianCell(summaries.direct, 'ms'),
+        },
         comparisonRow(
           '12b',
           '`mcp-proxy`, one command hook (a process per call): ms per `tools/call` / direct',
@@ -135,6 +144,7 @@ export const measureMcpProxy = async (context: Context): Promise<Measured> => {
           direct: rawSeries(samples.direct),
           function: rawSeries(samples.function),
           command: rawSeries(samples.command),
+          added: rawSeries(added),
         },
       },
     };

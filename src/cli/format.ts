@@ -116,9 +116,15 @@ export const formatValidationSummary = (
       .join(', ');
     return `${errors > 0 ? p.red(text) : p.yellow(text)}${rawLine}`;
   }
-  const where = printableLine(found?.sources.configFile ?? 'no config file');
+  const configFile = found?.sources.configFile;
+  const where = printableLine(configFile ?? 'no config file');
   const extensions = found?.sources.extensions.length ?? 0;
   const hooks = found === undefined ? 0 : hookCount(found.registry);
+  // Nothing to run is not "ok": a host started with another HOME would check nothing.
+  if (hooks === 0)
+    return configFile === undefined
+      ? `${p.yellow('no hooks')}: no config file found, ${plural(extensions, 'extension')}: nothing is checked (cosh-hooks init writes a starter config.toml)`
+      : `${p.yellow('no hooks')}: ${where}, ${plural(extensions, 'extension')}: nothing is checked`;
   const persistent = found === undefined ? 0 : hookCount(found.registry, isPersistent);
   const modes = persistent > 0 ? ` (${persistent} persistent)` : '';
   const summary = `${p.green('ok')}: ${where}, ${plural(extensions, 'extension')}, ${plural(hooks, 'hook')}${modes}`;

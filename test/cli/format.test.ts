@@ -217,6 +217,21 @@ describe('problems and validation summary', () => {
       'ok: no config file, 0 extensions, 3 hooks',
     );
   });
+
+  it('no hooks at all is not "ok": it says nothing is checked, and whether a config file was found', () => {
+    const none = defineHooks({});
+    expect(formatValidationSummary(0, 0, { registry: none, sources: { extensions: [] } }, false)).toBe(
+      'no hooks: no config file found, 0 extensions: nothing is checked (cosh-hooks init writes a starter config.toml)',
+    );
+    expect(
+      formatValidationSummary(
+        0,
+        0,
+        { registry: none, sources: { configFile: '/h/config.toml', extensions: [] } },
+        false,
+      ),
+    ).toBe('no hooks: /h/config.toml, 0 extensions: nothing is checked');
+  });
 });
 
 describe('validate names the hooks that receive a redacted copy of the event', () => {

@@ -59,7 +59,9 @@ describe(`${QUEUED.toLocaleString('en')} events queued behind a pending hook`, (
     },
   );
 
-  it.each(modes)(
+  // Sequential createSession is session.test.ts's "20,000 decides queued behind a running one" (the
+  // same shape, seconds under load): not run twice.
+  it.each(['per-session'] as const)(
     'createSession (%s): all decided when the hook answers, then the loop completes',
     (concurrency) => {
       const scheduler = createTestScheduler();
