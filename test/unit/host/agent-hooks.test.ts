@@ -207,6 +207,7 @@ describe('a host loop on agentHooks, in virtual time', () => {
     await expect(hooks.beforeTool('shell', { command: 'ls' })).resolves.toEqual({
       action: 'deny',
       reason: 'cosh-hooks: the session is closed',
+      judged: { command: 'ls' },
     });
     await expect(hooks.afterTool('shell', { command: 'ls' }, 'out')).resolves.toEqual({
       action: 'withhold',
