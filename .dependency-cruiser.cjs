@@ -3,7 +3,8 @@
  * The one-way layers of docs/architecture.md, checked by `npm run lint` (`npm run lint:layers`):
  *
  *   events ← protocol ← registry ← dialects ← config
- *   operators ← pipeline ← cli (and src/testing, src/adapters, src/index.ts: the entry points)
+ *   operators ← pipeline ← host ← mcp, adapters
+ *   pipeline ← cli (and src/testing, src/adapters, src/index.ts: the entry points)
  *   src/audit: records and builders beside output; the rest between operators and pipeline
  *   src/chain (running one hook) between exec's port and the operators
  *
@@ -118,10 +119,19 @@ module.exports = {
       'src/audit/',
       'src/chain/',
     ]),
-    // The MCP proxy (docs/mcp.md): the engine through a session, a decision read as the adapters
-    // read it, and its upstream command started by src/exec.
+    // The host core (docs/hosts.md): an agent's events onto a session and its decisions read back
+    // as what a host must do; below both the MCP gateway and the framework adapters.
+    layer('host-layer', 'src/host/', [
+      'src/events/',
+      'src/protocol/',
+      'src/registry/',
+      'src/output/',
+      'src/pipeline/',
+    ]),
+    // The MCP proxy (docs/mcp.md): the engine through a session, a decision read by the host core,
+    // and its upstream command started by src/exec.
     layer('mcp-layer', 'src/mcp/', [
-      'src/adapters/agent-hooks.ts',
+      'src/host/',
       'src/events/',
       'src/output/',
       'src/pipeline/',
@@ -129,6 +139,7 @@ module.exports = {
     ]),
     // The agent-framework adapters (cosh-hooks/ai-sdk, …): a session's host, above the pipeline.
     layer('adapters-layer', 'src/adapters/', [
+      'src/host/',
       'src/events/',
       'src/protocol/',
       'src/output/',
@@ -137,10 +148,9 @@ module.exports = {
     {
       name: 'entry-points-on-top',
       severity: 'error',
-      comment:
-        "the CLI, the testing kit and the adapters are entry points: no layer imports them (the adapters' framework-free core, agent-hooks.ts, is shared with the MCP proxy)",
+      comment: 'the CLI, the testing kit and the adapters are entry points: no layer imports them',
       from: { pathNot: '^src/(cli|testing|adapters)/' },
-      to: { path: '^src/(cli|testing|adapters)/', pathNot: '^src/adapters/agent-hooks\\.ts$' },
+      to: { path: '^src/(cli|testing|adapters)/' },
     },
     {
       name: 'product-imports-no-tests',

@@ -8,7 +8,7 @@ import { defaultDeps } from '../src/pipeline/pipeline.js';
 import { defineHooks } from '../src/registry/define.js';
 import type { Registry } from '../src/registry/hook.js';
 import { rawSeries, type Context, type Measured } from './measurement.js';
-import { formatNumber } from './report.js';
+import { formatNumber, type Row } from './report.js';
 import { median, pairedRatios, summarize } from './stats.js';
 import { interleave } from './timing.js';
 
@@ -44,12 +44,18 @@ const modelOf = (calls: number) => {
   });
 };
 
+/** Milliseconds of CPU (user and system) this process has used. */
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 /**
- * Milliseconds for one generateText loop of `calls` tool calls: bare, or through the adapter on a
+ * Milliseconds (of wall time, or with `cpu` of CPU) for one generateText loop of `calls` tool calls: bare, or through the adapter on a
  * session of `registry`. Checks the tool ran every time (the hooks allow it).
  */
 const loopRound =
-  (calls: number, registry?: Registry): (() => Promise<number>) =>
+  (calls: number, registry?: Registry, cpu = false): (() => Promise<number>) =>
   async () => {
     let ran = 0;
     const tools: ToolSet = {
@@ -64,9 +70,9 @@ const loopRound =
       session === undefined
         ? { model, tools }
         : aiSdkHooks({ session, sessionId: 'bench' }).wrap({ model, tools });
-    const start = performance.now();
+    const start = cpu ? cpuMs() : performance.now();
     await generateText({ ...settings, prompt: 'go', stopWhen: isStepCount(calls + 1) });
-    const elapsed = performance.now() - start;
+    const elapsed = (cpu ? cpuMs() : performance.now()) - start;
     session?.close();
     if (ran !== calls) throw new Error(`${ran} of ${calls} tool calls ran`);
     return elapsed;
@@ -107,8 +113,32 @@ export const measureAiSdk = async (context: Context): Promise<Measured> => {
       ratio: median(pairedRatios(raw, samples.bare)),
     };
   };
+  // 11c, 11d: the CPU the adapter adds per tool call with an in-process hook, in a short and a
+  // long conversation: the same in the 40th step as in the first (target ≤ 0.3 ms, flat).
+  const lengths = [5, 40] as const;
+  const cpuRows: Row[] = [];
+  const cpuRaw: Record<string, unknown> = {};
+  for (const [index, length] of lengths.entries()) {
+    const cpuSamples = await interleave(counts, {
+      bare: loopRound(length, undefined, true),
+      fn: loopRound(length, functionHook, true),
+    });
+    const addedUs = cpuSamples.fn.map((ms, i) => ((ms - cpuSamples.bare[i]!) * 1000) / length);
+    const cost = summarize(addedUs);
+    cpuRows.push({
+      id: index === 0 ? '11c' : '11d',
+      what: `AI SDK tool call through the adapter, in-process hook, ${length} calls per conversation: CPU added`,
+      subject: `+${formatNumber(cost.median)} µs CPU per tool call (p95 +${formatNumber(cost.p95)})`,
+      baseline: `${formatNumber((median(cpuSamples.bare) * 1000) / length)} µs CPU per tool call, no adapter`,
+      ratio: median(pairedRatios(cpuSamples.fn, cpuSamples.bare)),
+      target: { op: '<=', limit: 300, unit: 'µs' },
+      checked: cost.median,
+    });
+    cpuRaw[String(length)] = { bare: rawSeries(cpuSamples.bare), fn: rawSeries(cpuSamples.fn) };
+  }
   return {
     rows: [
+      ...cpuRows,
       row(
         '11a',
         'AI SDK tool call through the adapter, one in-process PreToolUse hook, vs no adapter',
@@ -130,6 +160,7 @@ export const measureAiSdk = async (context: Context): Promise<Measured> => {
         fn: rawSeries(samples.fn),
         spawned: rawSeries(samples.spawned),
       },
+      '11cd': { unit: 'ms of CPU per round', ...cpuRaw },
     },
   };
 };

@@ -164,6 +164,7 @@ const watched: Session = {
       }),
     );
   },
+  wants: (name, matched) => engine.wants(name, matched),
   close: () => engine.close(),
   get closed() {
     return engine.closed;

@@ -6,7 +6,8 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages';
 import { createMiddleware, type AgentMiddleware, type ToolCallRequest } from 'langchain';
-import { agentHooks, type AgentHooks, type AgentHooksOptions, type ToolGate } from './agent-hooks.js';
+import { agentHooks, type AgentHooks, type AgentHooksOptions } from '../host/agent-hooks.js';
+import type { ToolGate } from '../host/gates.js';
 
 /**
  * `cosh-hooks/langchain`: the hooks in a LangChain.js v1 agent (`createAgent`), as one middleware
@@ -160,7 +161,7 @@ export const langchainHooks = (options: LangChainHooksOptions): AgentMiddleware 
         // A prompt the engine could not judge is not sent: the run fails closed, naming why.
         const reason = !decided.ok
           ? decided.failure
-          : decided.decision.decision === 'block' || decided.decision.decision === 'ask'
+          : decided.decision?.decision === 'block' || decided.decision?.decision === 'ask'
             ? (decided.decision.reason ?? 'blocked by a hook')
             : undefined;
         if (reason === undefined) return undefined;
@@ -221,7 +222,7 @@ export const langchainHooks = (options: LangChainHooksOptions): AgentMiddleware 
         const decided = await hooksFor(runtime).stop(
           last !== undefined && AIMessage.isInstance(last) ? textOf(last) : undefined,
         );
-        if (!decided.ok || decided.decision.decision !== 'block') return undefined;
+        if (!decided.ok || decided.decision?.decision !== 'block') return undefined;
         return {
           messages: [new HumanMessage(decided.decision.reason ?? 'A Stop hook asks the agent to go on.')],
           jumpTo: 'model',

@@ -17,7 +17,9 @@ import {
   type StreamEvent,
   type ToolInputGuardrailDefinition,
 } from '@openai/agents';
-import { agentHooks, asObject, type AgentHooksOptions, type ToolGate } from './agent-hooks.js';
+import { agentHooks, asObject, type AgentHooksOptions } from '../host/agent-hooks.js';
+import type { ToolGate } from '../host/gates.js';
+import { sameData } from '../host/same-data.js';
 
 /**
  * `cosh-hooks/openai-agents`: the hooks in an OpenAI Agents JS loop (docs/hosts.md). Only this
@@ -133,7 +135,9 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
     return found;
   };
 
-  const gateOf = (
+  // A verdict belongs to its call: found again only for the same tool name, call id and input
+  // (as data, against the copy the hooks judged); anything else is decided afresh.
+  const gateOf = async (
     context: object,
     toolName: string,
     callId: string | undefined,
@@ -145,14 +149,17 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       calls = new Map();
       gates.set(context, calls);
     }
-    const known = calls.get(callId);
-    if (known !== undefined) return known;
+    const key = `${callId}\u0000${toolName}`;
+    const pending = calls.get(key);
+    // A first ask sets its promise before any await: a second ask meanwhile waits for that one.
+    const known = pending === undefined ? undefined : await pending;
+    if (known?.judged !== undefined && sameData(asObject(input), known.judged)) return known;
     const gate = hooks.beforeTool(toolName, input, callId);
-    calls.set(callId, gate);
+    calls.set(key, gate);
     return gate;
   };
-  const forget = (context: object, callId: string | undefined): void => {
-    if (callId !== undefined) gates.get(context)?.delete(callId);
+  const forget = (context: object, toolName: string, callId: string | undefined): void => {
+    if (callId !== undefined) gates.get(context)?.delete(`${callId}\u0000${toolName}`);
   };
 
   const guard = <T extends AnyFunctionTool>(tool: T): T => {
@@ -162,7 +169,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       run: async ({ context, toolCall }) => {
         const gate = await gateOf(context, tool.name, toolCall.callId, toolCall.arguments);
         if (gate.action !== 'deny') return { behavior: { type: 'allow' } };
-        forget(context, toolCall.callId);
+        forget(context, tool.name, toolCall.callId);
         return { behavior: { type: 'rejectContent', message: gate.reason } };
       },
     };
@@ -178,7 +185,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       invoke: async (context: RunContext, input: string, details?: ToolCallDetails) => {
         const callId = details?.toolCall?.callId;
         const gate = await gateOf(context, tool.name, callId, input);
-        forget(context, callId);
+        forget(context, tool.name, callId);
         // Reached only past the guardrail and the approval; checked again so no path runs a refused call.
         if (gate.action === 'deny') return gate.reason;
         if (
@@ -187,8 +194,8 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
         ) {
           return `${gate.reason} (${ENGINE}: not approved)`;
         }
-        const modelInput = asObject(input);
-        const patched = JSON.stringify(gate.input) !== JSON.stringify(modelInput);
+        // A hook changed the input (`updated_input`, `tool_input`): the tool gets the hooks' input.
+        const patched = gate.judged !== undefined && !sameData(gate.input, gate.judged);
         let output: unknown;
         try {
           output = await tool.invoke(context, patched ? JSON.stringify(gate.input) : input, details);
@@ -271,7 +278,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       if (prompt !== undefined) {
         const decided = await hooks.userPrompt(prompt);
         if (!decided.ok) throw refused(decided.failure);
-        if (decided.decision.decision === 'block' || decided.decision.decision === 'ask') {
+        if (decided.decision?.decision === 'block' || decided.decision?.decision === 'ask') {
           throw refused(decided.decision.reason ?? 'blocked by a hook');
         }
       }
@@ -281,7 +288,7 @@ export const openaiAgentsHooks = (options: OpenAIAgentsHooksOptions): OpenAIAgen
       if (result.interruptions.length > 0) return result;
       const answer = result.finalOutput;
       const decided = await hooks.stop(typeof answer === 'string' ? answer : JSON.stringify(answer ?? null));
-      if (!decided.ok || decided.decision.decision !== 'block') return result;
+      if (!decided.ok || decided.decision?.decision !== 'block') return result;
       const more: AgentInputItem = {
         role: 'user',
         content: decided.decision.reason ?? 'A Stop hook asks the agent to go on.',

@@ -1,5 +1,5 @@
 import { catchError, map, of, reduce, switchMap, tap, type Observable, type Subscription } from 'rxjs';
-import { decidedFrom, engineFailure, resultGate, toolGate, type Decided } from '../adapters/agent-hooks.js';
+import { decidedFrom, engineFailure, resultGate, toolGate, type Decided } from '../host/gates.js';
 import type { EventInput } from '../events/codecs.js';
 import { isJsonObject, type JsonObject } from '../events/untrusted.js';
 import type { OutputLine } from '../output/lines.js';

@@ -215,11 +215,14 @@ const followRegistry = (registry: Registry | Observable<Registry>) => {
         const eventAudit = auditFor(audit, registry);
         return (item: Admitted) => runItem(item, match, runJob, eventAudit);
       },
+      current: () => registry,
       unsubscribe: () => undefined,
     };
   }
   const latest = new ReplaySubject<Registry>(1);
   const subscription = registry.subscribe(latest);
+  let now: Registry | undefined;
+  subscription.add(latest.subscribe((next) => (now = next)));
   return {
     run: (runJob: RunJob, audit: ChainAudit) => {
       let last:
@@ -241,6 +244,7 @@ const followRegistry = (registry: Registry | Observable<Registry>) => {
               }),
             );
     },
+    current: () => now,
     unsubscribe: () => subscription.unsubscribe(),
   };
 };
@@ -251,6 +255,8 @@ export interface Engine {
   readonly decide: (item: Admitted) => ObservableInput<OutputLine>;
   /** Audit records (only while `listening`) and observers' records, for the engine's life. */
   readonly side$: Observable<AuditRecord>;
+  /** The registry current now; undefined until a `registry$` gives one. */
+  readonly registry: () => Registry | undefined;
   /** No more items: observers still running finish, then `side$` completes. */
   readonly end: () => void;
   /** Releases the registry subscription and what the executor keeps (persistent processes). */
@@ -290,6 +296,7 @@ export const openEngine = (
   const registries = followRegistry(registry);
   return {
     decide: registries.run(runJob, audit),
+    registry: registries.current,
     side$: merge(
       records,
       observations.pipe(runObservers(runDeps, options.observerQueue, options.interrupt$)),

@@ -20,6 +20,8 @@ import type { EventInput } from '../events/codecs.js';
 import { admit, idsOf, readInput, type JsonLine } from '../events/input.js';
 import type { HookError, OutputLine } from '../output/lines.js';
 import { redactText } from '../protocol/redact/index.js';
+import type { EventName } from '../events/names.js';
+import { mayApply } from '../registry/chain.js';
 import type { Registry } from '../registry/hook.js';
 import { openEngine, type PipelineDeps, type PipelineOptions } from './engine.js';
 
@@ -52,6 +54,15 @@ export interface Session {
    * `SessionClosedError` once the session is closed.
    */
   decide(event: EventInput | JsonLine): Observable<OutputLine>;
+  /**
+   * Whether deciding an event `name` could do anything: an enabled hook or observer of the
+   * registry current now can match it (`matched`: its matched field, the tool name on tool
+   * events; absent, any hook of the event counts), or someone listens to `audit$`. When not, its
+   * decision would be pass-through with no hooks, and a host may skip building and sending it (the
+   * adapters do). True before a registry$ has given a registry, and once closed (`decide` then
+   * says why).
+   */
+  wants(name: EventName, matched?: string): boolean;
   /**
    * Ends the session: every running or queued `decide` errors with `SessionClosedError` and its
    * hooks are stopped; later `decide`s error the same way. Idempotent.
@@ -165,6 +176,10 @@ export const createSession = (
 
   return {
     decide,
+    wants: (name, matched) => {
+      const current = engine.registry();
+      return closed || current === undefined || audit.observed || mayApply(current, name, matched);
+    },
     close: () => {
       if (closed) return;
       closed = true;

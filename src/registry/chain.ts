@@ -43,6 +43,20 @@ export const chainFor = (registry: Registry, event: HookEvent): readonly Hook[] 
 export const observersFor = (registry: Registry, event: HookEvent): readonly Hook[] =>
   applying(registry, event, true);
 
+/**
+ * Whether an event `name` whose matched field (docs/protocol.md) is `text` can meet any enabled
+ * hook or observer: when not, its decision is pass-through with no hooks whatever else it carries,
+ * and a host need not build it (the adapters skip it, docs/hosts.md). `text` undefined: any enabled
+ * hook of the event counts; on events without a matched field, `text` is ignored.
+ */
+export const mayApply = (registry: Registry, name: EventName, text?: string): boolean => {
+  const hooks = registry[name];
+  if (hooks.length === 0) return false;
+  const matched = MATCHED_FIELD[name] === undefined ? undefined : text;
+  const onTool = TOOL_EVENTS.includes(name);
+  return hooks.some((hook) => applies(hook, matched, onTool));
+};
+
 /** Whether any hook of the registry is an observer (so the engine skips observer work when none is). */
 export const hasObservers = (registry: Registry): boolean =>
   Object.values(registry).some((hooks: readonly Hook[]) => hooks.some((hook) => hook.observe === true));

@@ -42,6 +42,11 @@ const sessionOf = (hooks: HookDefinitions): Session => {
   return session;
 };
 
+/** A PreToolUse hook for every tool: a call no hook could judge is then never run. */
+const ALLOW_ALL: HookDefinitions = {
+  PreToolUse: [{ name: 'allow', run: () => ({ decision: 'allow' }) }],
+};
+
 /** Every event the hooks saw, as `name` or `name tool`, through an in-process observer per event. */
 const recorder = (): { seen: HookEvent[]; hooks: HookDefinitions } => {
   const seen: HookEvent[] = [];
@@ -351,7 +356,7 @@ describe('langchainHooks in createAgent', () => {
     expect(String(blocked.messages.at(-1)?.content)).toMatch(/^Prompt blocked: cosh-hooks: /);
   });
 
-  it('never runs a tool whose input the engine refuses (nested past 512 levels): the reason names it', async () => {
+  it('never runs a tool whose input its PreToolUse hooks cannot judge (nested past 512 levels): the reason names it', async () => {
     const ran: string[] = [];
     let deep: Record<string, unknown> = { command: 'ls' };
     for (let i = 0; i < 600; i++) deep = { deep };
@@ -360,7 +365,7 @@ describe('langchainHooks in createAgent', () => {
         .respondWithTools([{ name: 'shell', args: deep, id: 'call-1' }])
         .respond(new AIMessage('done')),
       tools: [shellTool(ran)],
-      middleware: [langchainHooks({ session: sessionOf({}), sessionId: 's1' })],
+      middleware: [langchainHooks({ session: sessionOf(ALLOW_ALL), sessionId: 's1' })],
     });
     const result = await agent.invoke({ messages: [new HumanMessage('list')] });
     expect(ran).toEqual([]);

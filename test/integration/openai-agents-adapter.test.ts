@@ -51,6 +51,11 @@ const sessionOf = (hooks: HookDefinitions): Session => {
   return session;
 };
 
+/** A PreToolUse hook for every tool: a call no hook could judge is then never run. */
+const ALLOW_ALL: HookDefinitions = {
+  PreToolUse: [{ name: 'allow', run: () => ({ decision: 'allow' }) }],
+};
+
 /** One model turn: a tool call, or a final text. */
 type Turn = { call: { name: string; args: Record<string, unknown>; id: string } } | { text: string };
 
@@ -357,14 +362,14 @@ describe('openaiAgentsHooks in run()', () => {
     await expect(refused).rejects.toThrow(/^Input refused: cosh-hooks: /);
   });
 
-  it('never runs a tool whose input the engine refuses (nested past 512 levels): the reason names it', async () => {
+  it('never runs a tool whose input its PreToolUse hooks cannot judge (nested past 512 levels): the reason names it', async () => {
     let deep: Record<string, unknown> = { command: 'ls' };
     for (let i = 0; i < 600; i++) deep = { deep };
     const model = new ScriptedModel([
       { call: { name: 'shell', args: deep, id: 'call-1' } },
       { text: 'done' },
     ]);
-    const { ran, agent, runner, hooks } = setup(sessionOf({}), model);
+    const { ran, agent, runner, hooks } = setup(sessionOf(ALLOW_ALL), model);
     await hooks.run(agent, 'list', { runner });
     expect(ran).toEqual([]);
     expect(text(toolOutputs(model)[0])).toMatch(/^cosh-hooks: invalid event: .*512 levels/);

@@ -5,7 +5,7 @@
  */
 import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { agentHooks } from '../../../src/adapters/agent-hooks.js';
+import { agentHooks } from '../../../src/host/agent-hooks.js';
 import { createSession } from '../../../src/pipeline/index.js';
 import { registryOf } from '../../../src/registry/index.js';
 import {

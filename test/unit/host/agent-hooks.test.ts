@@ -1,19 +1,20 @@
-import { concatMap, from, map, type Observable } from 'rxjs';
+import { concatMap, from, map, of, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { TestMessage } from 'rxjs/internal/testing/TestMessage';
 import { describe, expect, it } from 'vitest';
-import { createSession, registryOf, type HookDecision, type HookEvent, type Registry } from 'cosh-hooks';
+import {
+  createSession,
+  registryOf,
+  type EventInput,
+  type HookDecision,
+  type HookEvent,
+  type Registry,
+  type Session,
+} from 'cosh-hooks';
 import type { HookResult } from 'cosh-hooks/executors';
 import { commandHook, createTestScheduler, fakeExecutor, results, testDeps } from 'cosh-hooks/testing';
-import {
-  agentHooks,
-  asJson,
-  asObject,
-  effectiveInput,
-  jsonOf,
-  resultGate,
-  toolGate,
-} from '../../../src/adapters/agent-hooks.js';
+import { agentHooks, asJson, asObject, jsonOf } from '../../../src/host/agent-hooks.js';
+import { effectiveInput, resultGate, toolGate } from '../../../src/host/gates.js';
 
 const decision = (fields: Partial<HookDecision>): HookDecision => ({
   type: 'hook_decision',
@@ -206,6 +207,7 @@ describe('a host loop on agentHooks, in virtual time', () => {
     await expect(hooks.beforeTool('shell', { command: 'ls' })).resolves.toEqual({
       action: 'deny',
       reason: 'cosh-hooks: the session is closed',
+      judged: { command: 'ls' },
     });
     await expect(hooks.afterTool('shell', { command: 'ls' }, 'out')).resolves.toEqual({
       action: 'withhold',
@@ -222,5 +224,50 @@ describe('a host loop on agentHooks, in virtual time', () => {
       reason: 'cosh-hooks: invalid event: tool_input: n: a BigInt, which JSON cannot carry',
     });
     session.close();
+  });
+
+  it('builds and sends no event that no enabled hook or observer can match: its answer is a pass', async () => {
+    const scheduler = createTestScheduler();
+    const engine = createSession(
+      guarded,
+      testDeps(scheduler, fakeExecutor({ guard: () => of(results.allow()) })),
+    );
+    const sent: string[] = [];
+    const session: Session = {
+      ...engine,
+      wants: (name, matched) => engine.wants(name, matched),
+      get closed() {
+        return engine.closed;
+      },
+      decide: (event) => {
+        sent.push((event as EventInput).hook_event_name);
+        return engine.decide(event);
+      },
+    };
+    const hooks = agentHooks({ session, sessionId: 's1' });
+    // Only PreToolUse has a hook: the model's events, PostToolUse and Stop are never built.
+    let built = 0;
+    const request = {
+      get messages() {
+        built += 1;
+        return [];
+      },
+    };
+    await expect(hooks.beforeModel(request)).resolves.toEqual({ ok: true });
+    await expect(hooks.afterModel({ text: 'hi' }, request)).resolves.toEqual({ ok: true });
+    await expect(hooks.afterTool('shell', { command: 'ls' }, 'out')).resolves.toEqual({ action: 'keep' });
+    await expect(hooks.stop('done')).resolves.toEqual({ ok: true });
+    // A tool no matcher selects runs with its input, unasked; the guarded one is asked.
+    await expect(hooks.beforeTool('shell', { command: 'ls' }, 't1')).resolves.toMatchObject({
+      action: 'run',
+    });
+    expect(sent).toEqual(['PreToolUse']);
+    expect(built).toBe(0);
+    // Someone listening to the audit hears every event: then every event is sent.
+    const listening = engine.audit$.subscribe();
+    await hooks.stop('done');
+    listening.unsubscribe();
+    expect(sent).toEqual(['PreToolUse', 'Stop']);
+    engine.close();
   });
 });
