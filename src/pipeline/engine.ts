@@ -94,7 +94,7 @@ export interface PipelineOptions {
 }
 
 /** A rejected input as a `hook_error`; its message may quote the input, so it is redacted. */
-export const toError = (rejected: RejectedInput): HookError => ({
+const toError = (rejected: RejectedInput): HookError => ({
   type: 'hook_error',
   ...(rejected.line !== undefined ? { line: rejected.line } : { index: rejected.index }),
   ...rejected.ids,
